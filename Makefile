@@ -1,0 +1,36 @@
+# The two commands: `make run` (set up and run the platform) and `make test` (set up and run the tests).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+TEST_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack
+TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
+# The environment the tests and benchmarks run in: PostgreSQL, Redis, production-like settings.
+TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+            SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
+
+.PHONY: install run test services bench bench-ledger bench-engine bench-wagering bench-settlement \
+        bench-admin bench-api bench-run bench-rtp
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -r requirements.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+.env:
+	printf 'DEBUG=true\nSECRET_KEY=%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
+
+run: install .env
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+services:
+	bash tests/services.sh
+
+test: install services
+	$(TEST_ENV) $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider tests
+
+bench-%: install services
+	$(TEST_ENV) $(PY) -m tests.bench.$*

@@ -1,0 +1,1 @@
+"""Shared test fixtures. The suite runs on PostgreSQL and Redis (see `make test`)."""
