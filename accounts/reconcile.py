@@ -1,0 +1,63 @@
+"""Ledger reconciliation: every invariant of the double-entry ledger checked in SQL aggregates.
+
+Used by ``python manage.py reconcile`` and by the hourly beat job (settlement), which turns a
+breach into an alert operators see."""
+
+from dataclasses import dataclass, field
+
+from django.db.models import Count, F, Q, Sum
+
+from .models import Account, LedgerEntry, LedgerTransaction
+
+
+@dataclass
+class ReconcileReport:
+    """What ``reconcile`` found. ``breaches`` is a list of sentences; empty means clean.
+    ``flagged`` lists wallets that went negative through a reversal (by design, for operators)."""
+
+    transactions: int = 0
+    entries: int = 0
+    wallets: int = 0
+    totals: dict = field(default_factory=dict)  # currency -> {"players": Decimal, "house": ..., "cashier": ...}
+    breaches: list = field(default_factory=list)
+    flagged: list = field(default_factory=list)
+
+    @property
+    def ok(self):
+        return not self.breaches
+
+
+def reconcile(limit=20):
+    """Check the ledger: each transaction balanced, in one currency, with two or more entries; each
+    wallet's balance equal to the sum of its entries; no negative wallet that is not flagged; all
+    accounts of a currency summing to zero (players + house + cashier). Returns a ``ReconcileReport``
+    (at most ``limit`` examples per kind of breach). Reads only."""
+    report = ReconcileReport(transactions=LedgerTransaction.objects.count(), entries=LedgerEntry.objects.count(),
+                             wallets=Account.objects.filter(kind=Account.Kind.WALLET).count())
+    unbalanced = (LedgerEntry.objects.values("transaction_id")
+                  .annotate(total=Sum("amount"), n=Count("id"))
+                  .filter(~Q(total=0) | Q(n__lt=2)).order_by("transaction_id")[:limit])
+    for row in unbalanced:
+        report.breaches.append(f"transaction {row['transaction_id']} is unbalanced: "
+                               f"{row['n']} entries summing to {row['total']}")
+    empty = LedgerTransaction.objects.filter(entries__isnull=True).values_list("key", flat=True)[:limit]
+    report.breaches += [f"transaction {key} has no entries" for key in empty]
+    mixed = (LedgerEntry.objects.exclude(account__currency_id=F("transaction__currency_id"))
+             .values_list("transaction__key", flat=True).distinct()[:limit])
+    report.breaches += [f"transaction {key} mixes currencies" for key in mixed]
+    drifted = (Account.objects.filter(kind=Account.Kind.WALLET).annotate(total=Sum("entries__amount"))
+               .exclude(balance=F("total")).exclude(balance=0, total__isnull=True)
+               .values_list("pk", "balance", "total")[:limit])
+    for pk, balance, total in drifted:
+        report.breaches.append(f"wallet {pk} balance {balance} differs from its entries {total or 0}")
+    for account in Account.objects.filter(kind=Account.Kind.WALLET, balance__lt=0).select_related("player")[:limit]:
+        line = f"wallet {account.pk} ({account}) is negative: {account.balance}"
+        (report.flagged if account.negative_flagged else report.breaches).append(line)
+    sums = (LedgerEntry.objects.values("account__currency_id", "account__kind")
+            .annotate(total=Sum("amount")).order_by("account__currency_id", "account__kind"))
+    for row in sums:
+        report.totals.setdefault(row["account__currency_id"], {})[row["account__kind"]] = row["total"]
+    for currency, by_kind in report.totals.items():
+        if sum(by_kind.values()) != 0:
+            report.breaches.append(f"{currency}: accounts sum to {sum(by_kind.values())}, not zero")
+    return report

@@ -1,0 +1,185 @@
+"""The ledger's write side: every change of a balance goes through ``post`` (one or many postings,
+in one database transaction, idempotent on each posting's key).
+
+A *posting* moves a positive ``amount`` from ``source`` to ``destination`` (two ledger entries,
+``-amount`` and ``+amount``, summing to zero) in one currency. Player wallets are locked with
+``SELECT ... FOR UPDATE`` in primary-key order (no deadlocks), their balances updated in the same
+transaction, and they never go below zero unless the caller allows it for a reversal, which flags
+the wallet for operators. Money is ``Decimal`` in the currency's major units (``"12.35"`` EUR).
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import transaction
+
+from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
+from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+from .money import parse_amount
+
+Kind = LedgerTransaction.Kind
+
+
+@dataclass(frozen=True)
+class Posting:
+    """One movement of money: ``amount`` (> 0, ``Decimal``/str/int, never float) leaves ``source`` and
+    arrives in ``destination`` (``Account`` rows of the same currency), under the unique ``key``."""
+
+    key: str
+    kind: str
+    source: Account
+    destination: Account
+    amount: Decimal
+    memo: str = ""
+
+
+def _validated(posting):
+    src, dst = posting.source, posting.destination
+    if src.currency_id != dst.currency_id:
+        raise CurrencyMismatch(f"{posting.key}: {src.currency_id} account cannot pay a {dst.currency_id} account")
+    if src.pk == dst.pk:
+        raise IdempotencyConflict(f"{posting.key}: source and destination are the same account")
+    minor_units = src.currency.minor_units
+    amount = parse_amount(posting.amount, minor_units)
+    return Posting(posting.key, posting.kind, src, dst, amount, posting.memo[:255])
+
+
+def _same_movement(existing, posting):
+    legs = {(e.account_id, e.amount) for e in existing.entries.all()}
+    return (existing.kind == posting.kind
+            and legs == {(posting.source.pk, -posting.amount), (posting.destination.pk, posting.amount)})
+
+
+@transaction.atomic
+def post(postings, *, allow_negative=False):
+    """Write ``postings`` (a sequence of ``Posting``) as ledger transactions, all or nothing.
+
+    A key already posted with the same movement returns the existing transaction and moves no
+    money; with a different movement it raises ``IdempotencyConflict``. Returns the transactions in
+    the order of ``postings``. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
+    (a wallet would go below zero; with ``allow_negative`` it may, and is flagged instead: reversals
+    only, issue "void from SETTLED"), ``IdempotencyConflict`` (also for a key repeated within one call).
+    """
+    postings = [_validated(p) for p in postings]
+    if len({p.key for p in postings}) != len(postings):
+        raise IdempotencyConflict("the same key appears twice in one call")
+    if not postings:
+        return []
+    wallet_ids = sorted({a.pk for p in postings for a in (p.source, p.destination) if a.is_wallet})
+    # Lock first: a concurrent post of the same key waits here, then sees the committed row below.
+    wallets = {a.pk: a for a in Account.objects.select_for_update().filter(pk__in=wallet_ids).order_by("pk")}
+    existing = {t.key: t for t in LedgerTransaction.objects.filter(key__in=[p.key for p in postings])
+                .prefetch_related("entries")}
+    result, new, entries = {}, [], []
+    for p in postings:
+        if p.key in existing:
+            if not _same_movement(existing[p.key], p):
+                raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
+            result[p.key] = existing[p.key]
+            continue
+        txn = LedgerTransaction(key=p.key, kind=p.kind, currency_id=p.source.currency_id, memo=p.memo)
+        new.append(txn)
+        result[p.key] = txn
+        for account, amount in ((p.source, -p.amount), (p.destination, p.amount)):
+            entry = LedgerEntry(transaction=txn, account_id=account.pk, amount=amount)
+            wallet = wallets.get(account.pk)
+            if wallet is not None:
+                wallet.balance += amount
+                if wallet.balance < 0:
+                    if not allow_negative:
+                        raise InsufficientFunds(f"{p.key}: wallet {wallet.pk} holds "
+                                                f"{wallet.balance - amount}, needs {-amount}")
+                    wallet.negative_flagged = True
+                entry.balance_after = wallet.balance
+            entries.append(entry)
+    if new:
+        LedgerTransaction.objects.bulk_create(new, batch_size=2000)
+        for e in entries:
+            e.transaction_id = e.transaction.pk
+        LedgerEntry.objects.bulk_create(entries, batch_size=2000)
+        Account.objects.bulk_update(wallets.values(), ["balance", "negative_flagged"], batch_size=1000)
+        for p in postings:  # keep the caller's instances in step with the database
+            for account in (p.source, p.destination):
+                if account.pk in wallets:
+                    account.balance = wallets[account.pk].balance
+                    account.negative_flagged = wallets[account.pk].negative_flagged
+    return [result[p.key] for p in postings]
+
+
+def post_one(**posting):
+    """``post`` for a single ``Posting(**posting)``; returns its ``LedgerTransaction``."""
+    allow_negative = posting.pop("allow_negative", False)
+    return post([Posting(**posting)], allow_negative=allow_negative)[0]
+
+
+# --- accounts -------------------------------------------------------------------------------------
+
+def wallet_for(*, player, currency):
+    """The player's wallet in ``currency`` (a ``Currency`` or its code), created empty if missing."""
+    code = currency.pk if isinstance(currency, Currency) else currency
+    wallet, _ = Account.objects.get_or_create(kind=Account.Kind.WALLET, player=player, currency_id=code)
+    return wallet
+
+
+def house_account(*, name, currency):
+    """The house account ``name`` (``table:<code>``) in ``currency``, created if missing."""
+    code = currency.pk if isinstance(currency, Currency) else currency
+    account, _ = Account.objects.get_or_create(kind=Account.Kind.HOUSE, name=name, currency_id=code)
+    return account
+
+
+def cashier_account(*, currency):
+    """The cashier account of ``currency``: the outside world for deposits and withdrawals."""
+    code = currency.pk if isinstance(currency, Currency) else currency
+    account, _ = Account.objects.get_or_create(kind=Account.Kind.CASHIER, name="cashier", currency_id=code)
+    return account
+
+
+def can_take_seat(player, currency):
+    """RULES.md 9: trial accounts and play-for-fun currencies never occupy a seat.
+
+    ``player``: a ``Player``; ``currency``: a ``Currency``. The one place this rule lives."""
+    return player.account_kind == Player.Kind.REAL and not currency.play_for_fun
+
+
+def create_player(*, user, code, account_kind=Player.Kind.REAL):
+    """Create a ``Player`` for a Django ``user``."""
+    return Player.objects.create(user=user, code=code, account_kind=account_kind)
+
+
+# --- the movements --------------------------------------------------------------------------------
+
+def deposit(*, wallet, amount, key, memo=""):
+    """Credit ``amount`` to a player ``wallet`` from the cashier (operators, tests, demo set-up)."""
+    return post_one(key=key, kind=Kind.DEPOSIT, source=cashier_account(currency=wallet.currency_id),
+                    destination=wallet, amount=amount, memo=memo)
+
+
+def withdraw(*, wallet, amount, key, memo=""):
+    """Pay ``amount`` out of a player ``wallet`` to the cashier; ``InsufficientFunds`` if it can't."""
+    return post_one(key=key, kind=Kind.WITHDRAWAL, source=wallet,
+                    destination=cashier_account(currency=wallet.currency_id), amount=amount, memo=memo)
+
+
+def post_stake(*, wallet, house, amount, key, memo=""):
+    """Debit a stake (``stake:<bet>``, ``double:<bet>``…) from ``wallet`` to the table's ``house``."""
+    return post_one(key=key, kind=Kind.STAKE, source=wallet, destination=house, amount=amount, memo=memo)
+
+
+def post_return(*, wallet, house, amount, key, memo=""):
+    """Credit a bet's return (stake back + winnings, ``payout:<bet>``) from ``house`` to ``wallet``."""
+    return post_one(key=key, kind=Kind.PAYOUT, source=house, destination=wallet, amount=amount, memo=memo)
+
+
+def refund(*, wallet, house, amount, key, memo=""):
+    """Give a stake back in full (a void, RULES.md 10; ``refund:<bet>``) from ``house`` to ``wallet``."""
+    return post_one(key=key, kind=Kind.REFUND, source=house, destination=wallet, amount=amount, memo=memo)
+
+
+def post_adjustment(*, wallet, house, amount, key, memo=""):
+    """A signed correction (``adjust:<dispute>``): ``amount`` > 0 credits the player from ``house``,
+    < 0 debits the player (``InsufficientFunds`` if the wallet cannot cover it)."""
+    value = parse_amount(amount, wallet.currency.minor_units, allow_negative=True)
+    if value >= 0:
+        return post_one(key=key, kind=Kind.ADJUSTMENT, source=house, destination=wallet, amount=value, memo=memo)
+    return post_one(key=key, kind=Kind.ADJUSTMENT, source=wallet, destination=house, amount=-value, memo=memo)
