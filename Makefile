@@ -6,6 +6,7 @@ TEST_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack
 TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
 # The environment the tests and benchmarks run in: PostgreSQL, Redis, production-like settings.
 TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
+            CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 \
             SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 
 .PHONY: install run test services bench bench-ledger bench-engine bench-wagering bench-settlement \

@@ -23,12 +23,12 @@ DROP FUNCTION IF EXISTS ledger_row_immutable();
 
 def forwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL)
+        schema_editor.execute(SQL, params=None)
 
 
 def backwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE)
+        schema_editor.execute(REVERSE, params=None)
 
 
 class Migration(migrations.Migration):
