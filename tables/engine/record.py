@@ -1,0 +1,308 @@
+"""Round-record parsing and static validation (spec/ROUND_RECORD.md).
+
+``parse_record(record, rules=None, minor_units=2) -> ParsedRecord`` checks everything that can be
+checked without playing the round (shape, card codes, the 8-copies limit, bets). The replay
+(``replay.settle``) then checks what needs play: action legality, cards left over / too few, the
+dealer's draws. Every problem raises the ONE exception ``InvalidRecord``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+
+from .cards import _CODES
+from .money import parse_stake
+from .rules import VARIANTS, RuleSet, ruleset
+
+FORMAT = "round-record/1"
+
+
+class InvalidRecord(ValueError):
+    """The round record is invalid; nothing may be settled from it (ROUND_RECORD.md).
+
+    ``path`` names the field (``"seats.1.actions[2]"``, ``"bets[3].stake"``, ``"dealer"``,
+    ``"player_cards"``, ``"bets"``...), ``reason`` says why. ``str(e) == f"{path}: {reason}"``.
+    """
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One occupied seat: ``cards`` in dealt order and the owner's ``actions`` (tuples of str)."""
+    cards: tuple
+    actions: tuple
+
+
+class Bet:
+    """One parsed bet. ``stake`` is the ORIGINAL stake (Decimal, quantized to minor units);
+    ``seat`` is an int or None; ``actions`` a tuple for boundless ``main`` bets, else None."""
+
+    __slots__ = ("index", "id", "player", "type", "stake", "seat", "insurance",
+                 "follow_double", "follow_split", "actions")
+
+    def __init__(self, index, id, player, type, stake, seat=None, insurance=False,
+                 follow_double=False, follow_split=False, actions=None):
+        self.index = index
+        self.id = id
+        self.player = player
+        self.type = type
+        self.stake = stake
+        self.seat = seat
+        self.insurance = insurance
+        self.follow_double = follow_double
+        self.follow_split = follow_split
+        self.actions = actions
+
+    @property
+    def path(self) -> str:
+        return f"bets[{self.index}]"
+
+
+@dataclass(slots=True)
+class ParsedRecord:
+    """A statically valid record: see ROUND_RECORD.md for the fields."""
+    rules: RuleSet
+    variant: str
+    round: object
+    shoe_round: int
+    currency: str | None
+    minor_units: int
+    dealer: tuple
+    seats: dict | None          # {seat number: SeatRecord}, sorted by seat (classic/premium)
+    player_cards: tuple | None  # boundless shared sequence c1, c2, c3...
+    bets: list
+
+
+def _cards(value, path: str) -> tuple:
+    if not isinstance(value, list):
+        raise InvalidRecord(path, "must be a list of card codes")
+    out = []
+    codes = _CODES
+    for i, c in enumerate(value):
+        n = codes.get(c) if isinstance(c, str) else None
+        if n is None:
+            raise InvalidRecord(f"{path}[{i}]", f"malformed card code {c!r}")
+        out.append(n)
+    return tuple(out)
+
+
+def _actions(value, path: str) -> tuple:
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise InvalidRecord(path, "must be a list of action strings")
+    return tuple(value)
+
+
+def _bool(b: dict, key: str, path: str) -> bool:
+    v = b.get(key, False)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise InvalidRecord(f"{path}.{key}", f"must be true or false, got {v!r}")
+    return v
+
+
+
+
+def parse_record(record: object, rules: RuleSet | None = None, minor_units: int = 2) -> ParsedRecord:
+    """Parse and statically validate a round record (a dict decoded from JSON).
+
+    Args:
+      record: the round record (ROUND_RECORD.md "Shape").
+      rules: the table's ``RuleSet`` (pay tables may be overridden); default ``ruleset(variant)``.
+        Its variant must equal the record's.
+      minor_units: decimals of the currency (stakes with more decimals are invalid).
+    Returns a ``ParsedRecord``. Raises ``InvalidRecord(path, reason)``.
+    """
+    if not isinstance(record, dict):
+        raise InvalidRecord("record", "must be a JSON object")
+    if record.get("format") != FORMAT:
+        raise InvalidRecord("format", f"unknown format {record.get('format')!r} (expected {FORMAT!r})")
+    variant = record.get("variant")
+    if variant not in VARIANTS:
+        raise InvalidRecord("variant", f"unknown variant {variant!r}")
+    if rules is None:
+        rules = ruleset(variant)
+    elif rules.variant != variant:
+        raise InvalidRecord("variant", f"record is {variant} but the table plays {rules.variant}")
+    shoe_round = record.get("shoe_round")
+    if not isinstance(shoe_round, int) or isinstance(shoe_round, bool) or shoe_round < 1:
+        raise InvalidRecord("shoe_round", f"must be a positive integer, got {shoe_round!r}")
+    currency = record.get("currency")
+    if currency is not None and not isinstance(currency, str):
+        raise InvalidRecord("currency", "must be a string")
+
+    dealer = _cards(record.get("dealer"), "dealer")
+    if len(dealer) < 2:
+        raise InvalidRecord("dealer", f"too few cards: the dealer needs at least 2, has {len(dealer)}")
+
+    counts: Counter = Counter(dealer)
+    located = [("dealer", dealer)]
+    seats = None
+    player_cards = None
+    if rules.shared_hand:
+        if "seats" in record:
+            raise InvalidRecord("seats", f"not used in {variant} (use player_cards)")
+        player_cards = _cards(record.get("player_cards"), "player_cards")
+        if len(player_cards) < 2:
+            raise InvalidRecord("player_cards", f"too few cards: at least 2 needed, got {len(player_cards)}")
+        counts.update(player_cards)
+        located.append(("player_cards", player_cards))
+    else:
+        if "player_cards" in record:
+            raise InvalidRecord("player_cards", f"not used in {variant} (use seats)")
+        raw = record.get("seats")
+        if not isinstance(raw, dict):
+            raise InvalidRecord("seats", "must be an object seat number -> {cards, actions}")
+        seats = {}
+        for key, s in raw.items():
+            path = f"seats.{key}"
+            if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= rules.seats
+                    and str(int(key)) == key):
+                raise InvalidRecord(path, f"not a seat number 1-{rules.seats}")
+            if not isinstance(s, dict):
+                raise InvalidRecord(path, "must be an object with cards and actions")
+            cards = _cards(s.get("cards"), f"{path}.cards")
+            if len(cards) < 2:
+                raise InvalidRecord(f"{path}.cards", f"too few cards: a seat needs at least 2, has {len(cards)}")
+            actions = _actions(s.get("actions", []), f"{path}.actions")
+            seats[int(key)] = SeatRecord(cards, actions)
+            counts.update(cards)
+            located.append((f"{path}.cards", cards))
+        seats = dict(sorted(seats.items()))
+
+    over = [c for c, n in counts.items() if n > rules.decks]
+    if over:
+        card = over[0]
+        seen = 0
+        for path, cards in located:
+            for i, c in enumerate(cards):
+                if c == card:
+                    seen += 1
+                    if seen > rules.decks:
+                        raise InvalidRecord(f"{path}[{i}]", f"card {card} appears more than {rules.decks} times")
+
+    bets = _parse_bets(record.get("bets"), rules, shoe_round, dealer, seats, minor_units)
+    return ParsedRecord(rules=rules, variant=variant, round=record.get("round"), shoe_round=shoe_round,
+                        currency=currency, minor_units=minor_units, dealer=dealer, seats=seats,
+                        player_cards=player_cards, bets=bets)
+
+
+def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict | None,
+                minor_units: int) -> list:
+    if not isinstance(raw, list):
+        raise InvalidRecord("bets", "must be a list of bets")
+    variant = rules.variant
+    shared = rules.shared_hand
+    dealer_ace = dealer[0][0] == "A"
+    offered = {t: rules.offered(t, shoe_round) for t in rules.bet_types}
+    stake_cache: dict = {}
+    ids: set = set()
+    bets = []
+    main_by_seat: dict = {}
+    seats_by_player: dict = {}
+    for i, b in enumerate(raw):
+        path = f"bets[{i}]"
+        if not isinstance(b, dict):
+            raise InvalidRecord(path, "must be an object")
+        bid = b.get("id")
+        if not isinstance(bid, str) or not bid:
+            raise InvalidRecord(f"{path}.id", "must be a non-empty string")
+        if bid in ids:
+            raise InvalidRecord(f"{path}.id", f"duplicate bet id {bid!r}")
+        ids.add(bid)
+        player = b.get("player")
+        if not isinstance(player, str) or not player:
+            raise InvalidRecord(f"{path}.player", "must be a non-empty string")
+        t = b.get("type")
+        ok = offered.get(t) if isinstance(t, str) else None
+        if not ok:
+            if ok is None:
+                raise InvalidRecord(f"{path}.type", f"bet type {t!r} not offered in {variant}")
+            raise InvalidRecord(f"{path}.type", f"{t} only offered up to shoe round "
+                                f"{rules.last_shoe_round[t]} (this is round {shoe_round})")
+        s = b.get("stake")
+        stake = stake_cache.get(s) if isinstance(s, str) else None
+        if stake is None:
+            try:
+                stake = parse_stake(s, minor_units)
+            except ValueError as e:
+                raise InvalidRecord(f"{path}.stake", str(e)) from None
+            stake_cache[s] = stake
+        insurance = False
+        if t == "main" or t == "behind":
+            ins = b.get("insurance", False)
+            if ins is True:
+                if not dealer_ace:
+                    raise InvalidRecord(f"{path}.insurance",
+                                        f"insurance not offered: the dealer's first card is {dealer[0]}, not an ace")
+                insurance = True
+            elif ins is not False and ins is not None:
+                raise InvalidRecord(f"{path}.insurance", f"must be true or false, got {ins!r}")
+        elif "insurance" in b and b["insurance"] not in (False, None):
+            raise InvalidRecord(f"{path}.insurance", f"no insurance on a {t} bet")
+        if t != "behind":
+            for k in ("follow_double", "follow_split"):
+                if k in b and b[k] not in (False, None):
+                    raise InvalidRecord(f"{path}.{k}", f"only a behind bet follows a seat, not {t}")
+        actions = None
+        if shared:
+            if "seat" in b and b["seat"] is not None:
+                raise InvalidRecord(f"{path}.seat", f"no seats in {variant}")
+            if t == "main":
+                a = b.get("actions")
+                if type(a) is not list:
+                    raise InvalidRecord(f"{path}.actions", "a boundless main bet needs an actions list")
+                actions = tuple(a)
+            elif "actions" in b:
+                raise InvalidRecord(f"{path}.actions", f"no actions on a {t} bet")
+            bets.append(Bet(i, bid, player, t, stake, None, insurance, False, False, actions))
+            continue
+        # seated variants
+        if "actions" in b:
+            raise InvalidRecord(f"{path}.actions", f"actions belong to seats.N.actions in {variant}")
+        seat = b.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise InvalidRecord(f"{path}.seat", f"a {t} bet needs a seat number, got {seat!r}")
+        if seat not in seats:
+            raise InvalidRecord(f"{path}.seat", f"seat {seat} has no cards")
+        fd = fs = False
+        if t == "main":
+            if seat in main_by_seat:
+                raise InvalidRecord(f"{path}.seat", f"seat {seat} already has a main bet "
+                                    f"({main_by_seat[seat].id})")
+            held = seats_by_player.setdefault(player, [])
+            if len(held) >= rules.seats_per_player:
+                raise InvalidRecord(f"{path}.seat", f"player {player} already holds "
+                                    f"{rules.seats_per_player} seat(s) in {variant}")
+            if held and held[0].stake != stake:
+                raise InvalidRecord(f"{path}.stake", f"stakes on a player's two seats must be equal "
+                                    f"({held[0].stake} on seat {held[0].seat})")
+        elif t == "behind":
+            fd = _bool(b, "follow_double", path)
+            fs = _bool(b, "follow_split", path)
+        bet = Bet(i, bid, player, t, stake, seat, insurance, fd, fs, None)
+        if t == "main":
+            main_by_seat[seat] = bet
+            seats_by_player[player].append(bet)
+        bets.append(bet)
+    if not shared:
+        for n in seats:
+            if n not in main_by_seat:
+                raise InvalidRecord(f"seats.{n}", "occupied seat without a main bet")
+        for bet in bets:
+            if bet.type != "behind":
+                continue
+            own = seats_by_player.get(bet.player)
+            if own and not rules.seated_may_bet_behind:
+                raise InvalidRecord(f"{bet.path}.player", f"a seated player may not bet behind in {variant}")
+            if own and any(m.seat == bet.seat for m in own):
+                raise InvalidRecord(f"{bet.path}.seat", "a player may not bet behind their own seat")
+    return bets
