@@ -1,3 +1,265 @@
-from django.db import models
+"""Tables, their limits, seats, shoes, rounds and the rounds' append-only timeline.
 
-# Create your models here.
+Rules live in ``tables.engine`` (asked through ``Table.rules()``); writes live in
+``tables.services`` and ``wagering.services``. Money columns use ``accounts.models.MONEY``
+(``Decimal`` in the currency's major units).
+"""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import MONEY, Currency, ImmutableModel, Player
+from wagering.exceptions import IllegalTransition
+
+
+class Variant(models.TextChoices):
+    """The three variants of RULES.md (the engine's ``VARIANTS``)."""
+
+    CLASSIC = "classic", "Classic"
+    PREMIUM = "premium", "Premium"
+    BOUNDLESS = "boundless", "Boundless"
+
+
+class Table(models.Model):
+    """A live table: ``code`` (``CL-1``, the house account is ``table:<code>``), ``variant``,
+    ``currency``, ``status``.
+
+    - ``pay_tables``: operator overrides of the variant's default odds, ``{bet_type: {pattern: "odds"}}``
+      (odds as decimal strings, ``"6"`` = 6:1); empty = the defaults (RULES 5, 8). Validated by
+      ``tables.engine.ruleset``.
+    - ``penetration``: cut-card position, percent of the shoe dealt before the cut card (RULES 1).
+    - ``seats``: 7 for classic/premium, ``None`` for boundless (RULES 9).
+    - ``suspend_limit_seconds``: settlement voids a round SUSPENDED longer than this (RULES 10).
+    Limits per bet type are ``TableLimit`` rows.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    code = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=100)
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="tables")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    pay_tables = models.JSONField(default=dict, blank=True)
+    penetration = models.PositiveSmallIntegerField(default=75)
+    seats = models.PositiveSmallIntegerField(null=True, blank=True)
+    suspend_limit_seconds = models.PositiveIntegerField(default=600)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(penetration__gte=10, penetration__lte=95),
+                                   name="table_penetration_10_95"),
+            models.CheckConstraint(condition=Q(variant="boundless", seats__isnull=True)
+                                   | (~Q(variant="boundless") & Q(seats__gte=1, seats__lte=7)),
+                                   name="table_seats_match_variant"),
+        ]
+
+    def __str__(self):
+        return self.code
+
+    @property
+    def house_name(self):
+        """The name of the table's house account in the ledger (``table:<code>``)."""
+        return f"table:{self.code}"
+
+    def rules(self):
+        """The table's ``tables.engine.RuleSet`` (variant + pay-table overrides). Raises ``ValueError``
+        for bad overrides. The engine is imported here, not at module import, so that models load
+        even while the engine is being changed."""
+        from tables.engine import ruleset
+        return ruleset(self.variant, self.pay_tables or None)
+
+    def clean(self):
+        """Check the pay tables with the engine and the seat count against the variant."""
+        try:
+            rules = self.rules()
+        except ValueError as e:
+            raise ValidationError({"pay_tables": str(e)}) from None
+        if rules.seats != self.seats:
+            raise ValidationError({"seats": f"{self.variant} tables have {rules.seats or 'no'} seats"})
+
+
+class TableLimit(models.Model):
+    """Stake limits of one bet type at a table: ``min_stake`` ≤ stake ≤ ``max_stake``, and the stake
+    is a multiple of ``chip_step`` (all ``Decimal`` in the table currency's major units)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="limits")
+    bet_type = models.CharField(max_length=16)
+    min_stake = models.DecimalField(**MONEY)
+    max_stake = models.DecimalField(**MONEY)
+    chip_step = models.DecimalField(**MONEY)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "bet_type"], name="one_limit_per_table_bet_type"),
+            models.CheckConstraint(condition=Q(min_stake__gt=0, chip_step__gt=0, max_stake__gte=models.F("min_stake")),
+                                   name="limit_sane"),
+        ]
+
+    def __str__(self):
+        return f"{self.table_id} {self.bet_type} {self.min_stake}-{self.max_stake}/{self.chip_step}"
+
+
+class Seat(models.Model):
+    """Seat ``number`` (1-7) of a classic/premium table, its ``player`` (None = free) and
+    ``rounds_without_bet``: rounds in a row its occupant placed no seat bet (RULES 9: one grace
+    round, unseated after the second)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seat_set")
+    number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="seats")
+    rounds_without_bet = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="one_seat_number_per_table"),
+            models.CheckConstraint(condition=Q(number__gte=1, number__lte=7), name="seat_number_1_7"),
+        ]
+
+    def __str__(self):
+        return f"{self.table_id}#{self.number}"
+
+
+class Shoe(models.Model):
+    """One shuffled shoe of a table: ``sequence`` (1, 2, … per table), ``shuffled_at``,
+    ``burn_count`` (cards burnt after the shuffle, RULES 1), ``rounds_dealt`` and ``cut_card_out``
+    (the cut card came out: the round in progress is the last of the shoe; also set when a classic
+    host disconnection forces a reshuffle, RULES 10)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="shoes")
+    sequence = models.PositiveIntegerField()
+    shuffled_at = models.DateTimeField(default=timezone.now)
+    burn_count = models.PositiveSmallIntegerField(default=0)
+    rounds_dealt = models.PositiveIntegerField(default=0)
+    cut_card_out = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "sequence"], name="one_shoe_sequence_per_table")]
+
+    def __str__(self):
+        return f"{self.table_id} shoe {self.sequence}"
+
+
+class Round(models.Model):
+    """One round of a table, identified by the game server's ``external_id`` (unique per table).
+
+    State machine (``TRANSITIONS``): OPEN → CLOSED → (SUSPENDED ↔ CLOSED) → RESULTED → SETTLED;
+    RESULTED → SETTLEMENT_FAILED (record cannot be settled) → SETTLED (resettled) or VOIDED;
+    OPEN / CLOSED / SUSPENDED / RESULTED → VOIDED (every stake refunded, RULES 10).
+    ``cancelled_at`` marks a round the game server cancelled: it waits in SUSPENDED for settlement's
+    void and may not resume. ``record`` is the round record (ROUND_RECORD.md) as received, kept as
+    evidence and never changed.
+    """
+
+    class State(models.TextChoices):
+        OPEN = "open", "Open (betting)"
+        CLOSED = "closed", "Betting closed"
+        SUSPENDED = "suspended", "Suspended"
+        RESULTED = "resulted", "Resulted"
+        SETTLED = "settled", "Settled"
+        SETTLEMENT_FAILED = "settlement_failed", "Settlement failed"
+        VOIDED = "voided", "Voided"
+
+    TRANSITIONS = {
+        State.OPEN: {State.CLOSED, State.SUSPENDED, State.VOIDED},
+        State.CLOSED: {State.SUSPENDED, State.RESULTED, State.VOIDED},
+        State.SUSPENDED: {State.CLOSED, State.VOIDED},
+        State.RESULTED: {State.SETTLED, State.SETTLEMENT_FAILED, State.VOIDED},
+        State.SETTLEMENT_FAILED: {State.SETTLED, State.VOIDED},
+        State.SETTLED: set(),
+        State.VOIDED: set(),
+    }
+    #: The timestamp column each state sets when entered.
+    STAMPS = {State.CLOSED: "closed_at", State.SUSPENDED: "suspended_at", State.RESULTED: "resulted_at",
+              State.SETTLED: "settled_at", State.VOIDED: "voided_at"}
+    #: States in which a round is still being played (a table has at most one).
+    IN_PLAY = (State.OPEN, State.CLOSED, State.SUSPENDED)
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    shoe = models.ForeignKey(Shoe, on_delete=models.PROTECT, related_name="rounds")
+    shoe_round = models.PositiveIntegerField()
+    external_id = models.CharField(max_length=64)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN, db_index=True)
+    record = models.JSONField(null=True, blank=True)
+    failure_reason = models.TextField(blank=True)
+    opened_at = models.DateTimeField(default=timezone.now, db_index=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    suspended_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    resulted_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "external_id"], name="one_external_id_per_table"),
+            models.UniqueConstraint(fields=["table"], condition=Q(state__in=["open", "closed", "suspended"]),
+                                    name="one_round_in_play_per_table"),
+        ]
+        indexes = [models.Index(fields=["table", "opened_at"], name="round_table_opened")]
+
+    def __str__(self):
+        return f"{self.table_id}/{self.external_id}"
+
+    def transition(self, to, *, at=None):
+        """Move to state ``to`` (a ``Round.State``) in memory, stamping its timestamp; the caller
+        saves under a row lock. Raises ``IllegalTransition`` when ``TRANSITIONS`` forbids it."""
+        if to not in self.TRANSITIONS[self.State(self.state)]:
+            raise IllegalTransition(f"round {self.external_id} cannot go from {self.state} to {to}",
+                                    state=self.state)
+        self.state = to
+        if to in self.STAMPS:
+            setattr(self, self.STAMPS[to], at or timezone.now())
+
+
+class RoundEvent(ImmutableModel):
+    """One line of a round's timeline, never changed nor deleted. ``kind`` is one of ``Kind`` (other
+    apps add their own kinds, e.g. settlement's ``refunded``/``reversed``/``resettled``/
+    ``settlement_failed``: the column takes any short string). ``actor`` names who did it
+    (``game-server:<user>``, ``operator:<user>``, ``system``), ``actor_user`` the Django user if any;
+    ``payload`` is JSON (money as decimal strings)."""
+
+    class Kind(models.TextChoices):
+        OPENED = "opened"
+        SEATED = "seated"
+        UNSEATED = "unseated"
+        BET_PLACED = "bet_placed"
+        BET_REJECTED = "bet_rejected"
+        BETTING_CLOSED = "betting_closed"
+        SEAT_EMPTIED = "seat_emptied"
+        BET_REFUNDED = "bet_refunded"
+        EXTRA_STAKE = "extra_stake"
+        FALLBACK = "fallback"
+        CARD_SCANNED = "card_scanned"
+        CARD_RESCANNED = "card_rescanned"
+        DECISION = "decision"
+        AUTO_PLAY = "auto_play"
+        SUSPENDED = "suspended"
+        RESUMED = "resumed"
+        CANCELLED = "cancelled"
+        RESULTED = "resulted"
+        SETTLED = "settled"
+        VOIDED = "voided"
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="events")
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    actor = models.CharField(max_length=100, blank=True)
+    actor_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["round", "id"]
+        indexes = [models.Index(fields=["round", "id"], name="event_round_id")]
+
+    def __str__(self):
+        return f"{self.round_id} {self.kind}"

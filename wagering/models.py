@@ -1,3 +1,117 @@
-from django.db import models
+"""Bets and their extra stakes (RULES.md 4, 6, 8). Written only by ``wagering.services``; every
+amount here also exists as a ledger transaction (``stake:<bet>``, ``double:<bet>``, …)."""
 
-# Create your models here.
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import MONEY, Player
+from tables.models import Round
+
+
+class Bet(models.Model):
+    """One bet of a player on a round.
+
+    - ``type``: ``Type``; ``seat``: the seat number for seat bets, behind and per-seat pair(s)
+      (classic/premium), None in boundless.
+    - ``stake``: the ORIGINAL stake (``Decimal``, major units); extra stakes are ``BetExtra`` rows.
+    - ``state``: PLACED (stake debited) → ACCEPTED (betting closed) → SETTLED, or → REFUNDED.
+    - ``idempotency_key``: the game server's key, unique; a premium mirrored seat bet gets
+      ``<key>#mirror``. ``record_id``: the bet's id in the round record (the game server's bet id,
+      default its idempotency key), unique per round.
+    - ``follow_double`` / ``follow_split``: a behind bet that followed the seat (RULES 6).
+    - ``outcome`` / ``returned``: written by settlement.
+    """
+
+    class Type(models.TextChoices):
+        MAIN = "main"
+        BEHIND = "behind"
+        PAIR = "pair"
+        PAIRS = "pairs"
+        BUST_BONUS = "bust_bonus"
+        LUCKY_TRIO = "lucky_trio"
+        POKER_TRIO = "poker_trio"
+
+    class State(models.TextChoices):
+        PLACED = "placed"
+        ACCEPTED = "accepted"
+        SETTLED = "settled"
+        REFUNDED = "refunded"
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bets")
+    type = models.CharField(max_length=16, choices=Type.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    stake = models.DecimalField(**MONEY)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.PLACED)
+    outcome = models.CharField(max_length=32, null=True, blank=True)
+    returned = models.DecimalField(null=True, blank=True, **MONEY)
+    idempotency_key = models.CharField(max_length=128, unique=True)
+    record_id = models.CharField(max_length=128)
+    follow_double = models.BooleanField(default=False)
+    follow_split = models.BooleanField(default=False)
+    placed_at = models.DateTimeField(default=timezone.now)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        permissions = [("use_game_api", "Can call the game-server API")]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "record_id"], name="one_record_id_per_round"),
+            models.CheckConstraint(condition=Q(stake__gt=0), name="bet_stake_positive"),
+        ]
+        indexes = [
+            models.Index(fields=["player", "placed_at", "id"], name="bet_player_placed"),
+            models.Index(fields=["round", "type"], name="bet_round_type"),
+            models.Index(fields=["state"], name="bet_state"),
+            models.Index(fields=["placed_at", "id"], name="bet_placed"),
+        ]
+
+    def __str__(self):
+        return f"{self.type} {self.stake} ({self.record_id})"
+
+    def stake_key(self):
+        """Ledger key of the stake debit."""
+        return f"stake:{self.pk}"
+
+    def refund_key(self):
+        """Ledger key of the stake's refund."""
+        return f"refund:{self.pk}"
+
+
+class BetExtra(models.Model):
+    """An extra stake on a bet (RULES 4, 6): ``kind`` double / split / insurance / follow_double /
+    follow_split, ``hand`` (1 = the first hand; 2 = the second split hand, for a double after a
+    split), ``amount`` (``Decimal``, major units) and its ledger ``key``: ``<kind>:<bet>`` for hand 1,
+    ``<kind>:<bet>:<hand>`` otherwise. Refunds use ``refund:<kind>:<bet>[:<hand>]``."""
+
+    class Kind(models.TextChoices):
+        DOUBLE = "double"
+        SPLIT = "split"
+        INSURANCE = "insurance"
+        FOLLOW_DOUBLE = "follow_double"
+        FOLLOW_SPLIT = "follow_split"
+
+    bet = models.ForeignKey(Bet, on_delete=models.PROTECT, related_name="extras")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    hand = models.PositiveSmallIntegerField(default=1)
+    amount = models.DecimalField(**MONEY)
+    key = models.CharField(max_length=128, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bet", "kind", "hand"], name="one_extra_kind_per_hand"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="extra_amount_positive"),
+        ]
+
+    def __str__(self):
+        return self.key
+
+    @staticmethod
+    def key_for(kind, bet_id, hand=1):
+        """The ledger key of an extra stake (see the class docstring)."""
+        return f"{kind}:{bet_id}" if hand == 1 else f"{kind}:{bet_id}:{hand}"
+
+    def refund_key(self):
+        """Ledger key of this extra stake's refund."""
+        return f"refund:{self.key}"
