@@ -233,13 +233,14 @@ def _falling(n: int, k: int) -> int:
     return out
 
 
-def bust_card_count_distribution(decks: int = 8, hits_soft_17: bool = False) -> dict:
-    """Exact probability (Fractions) that the dealer busts with k cards, k = 3..., up card and
-    hole card included, the dealer always completing, from a full shoe (RULES 3, 8 bust_bonus).
+@lru_cache(maxsize=None)
+def dealer_final_distribution(decks: int = 8, hits_soft_17: bool = False) -> tuple:
+    """Exact law (Fractions) of the dealer's final hand from a full shoe, the dealer always
+    completing: ``((outcome_index, cards_in_hand), probability)`` pairs (RULES 2, 3).
 
     The players' cards need not be removed: they are taken by decisions that depend only on the
     cards seen (stopping times), so the dealer's cards have the law of the first cards of a full
-    shoe (optional stopping on an exchangeable sequence). Also returns key ``"no_bust"``.
+    shoe (optional stopping on an exchangeable sequence).
     """
     shoe0 = full_shoe(decks)
     total = sum(shoe0)
@@ -249,13 +250,32 @@ def bust_card_count_distribution(decks: int = 8, hits_soft_17: bool = False) -> 
         shoe = shoe0[:up] + (shoe0[up] - 1,) + shoe0[up + 1:]
         n = total - 1
         for drawn, orders, outcome in dealer_hands(up, hits_soft_17):
-            if outcome != BUST:
-                continue
             size = sum(c for _, c in drawn)
             num = orders
             for r, c in drawn:
                 num *= _falling(shoe[r], c)
-            dist[size + 1] += p_up * Fraction(num, _falling(n, size))
+            dist[(outcome, size + 1)] += p_up * Fraction(num, _falling(n, size))
+    return tuple(sorted(dist.items()))
+
+
+def dealer_outcome_distribution(decks: int = 8, hits_soft_17: bool = False) -> dict:
+    """Exact unconditioned law of the dealer's final hand from a full shoe (RULES 3):
+    ``{"17": p, ..., "21": p, "bust": p, "blackjack": p}`` in Fractions."""
+    out = {name: Fraction(0) for name in OUTCOMES}
+    for (outcome, _), p in dealer_final_distribution(decks, hits_soft_17):
+        out[OUTCOMES[outcome]] += p
+    return out
+
+
+def bust_card_count_distribution(decks: int = 8, hits_soft_17: bool = False) -> dict:
+    """Exact probability (Fractions) that the dealer busts with k cards, k = 3..., up card and
+    hole card included, the dealer always completing, from a full shoe (RULES 3, 8 bust_bonus);
+    key ``"no_bust"`` for the rest. See ``dealer_final_distribution`` for why the players' cards
+    are not removed."""
+    dist: dict = defaultdict(Fraction)
+    for (outcome, cards), p in dealer_final_distribution(decks, hits_soft_17):
+        if outcome == BUST:
+            dist[cards] += p
     out = {k: dist[k] for k in sorted(dist)}
     out["no_bust"] = 1 - sum(out.values())
     return out
@@ -263,5 +283,4 @@ def bust_card_count_distribution(decks: int = 8, hits_soft_17: bool = False) -> 
 
 def dealer_bust_probability(decks: int = 8, hits_soft_17: bool = False) -> Fraction:
     """Unconditioned probability that the dealer busts from a full shoe (RULES 3)."""
-    d = bust_card_count_distribution(decks, hits_soft_17)
-    return 1 - d["no_bust"]
+    return dealer_outcome_distribution(decks, hits_soft_17)["bust"]
