@@ -96,7 +96,8 @@ def _cards(value, path: str) -> tuple:
 
 def _actions(value, path: str) -> tuple:
     if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
-        raise InvalidRecord(path, "must be a list of action strings")
+        raise InvalidRecord(path, "must be a list of action strings"
+                            + (" (a boundless main bet needs an actions list)" if value is None else ""))
     return tuple(value)
 
 
@@ -206,36 +207,55 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
     stake_cache: dict = {}
     ids: set = set()
     bets = []
+    fast_main = shared and offered.get("main", False)
+    good_actions: set = set()
     main_by_seat: dict = {}
     seats_by_player: dict = {}
+    append = bets.append
     for i, b in enumerate(raw):
-        path = f"bets[{i}]"
-        if not isinstance(b, dict):
-            raise InvalidRecord(path, "must be an object")
+        if type(b) is not dict:
+            raise InvalidRecord(f"bets[{i}]", "must be an object")
         bid = b.get("id")
-        if not isinstance(bid, str) or not bid:
-            raise InvalidRecord(f"{path}.id", "must be a non-empty string")
-        if bid in ids:
-            raise InvalidRecord(f"{path}.id", f"duplicate bet id {bid!r}")
-        ids.add(bid)
         player = b.get("player")
-        if not isinstance(player, str) or not player:
-            raise InvalidRecord(f"{path}.player", "must be a non-empty string")
         t = b.get("type")
+        s = b.get("stake")
+        if type(bid) is not str or not bid or bid in ids:
+            if isinstance(bid, str) and bid in ids:
+                raise InvalidRecord(f"bets[{i}].id", f"duplicate bet id {bid!r}")
+            raise InvalidRecord(f"bets[{i}].id", "must be a non-empty string")
+        ids.add(bid)
+        if type(player) is not str or not player:
+            raise InvalidRecord(f"bets[{i}].player", "must be a non-empty string")
+        stake = stake_cache.get(s) if type(s) is str else None
+        if stake is None:
+            try:
+                stake = parse_stake(s, minor_units)
+            except ValueError as e:
+                raise InvalidRecord(f"bets[{i}].stake", str(e)) from None
+            stake_cache[s] = stake
+        if fast_main and t == "main" and (len(b) == 5 or (len(b) == 6 and "insurance" in b)):
+            # boundless main fast path (20,000 players); keys exactly id, player, type, stake,
+            # actions (+ insurance); anything unusual takes the full path below
+            a = b.get("actions")
+            ins = b.get("insurance", False)
+            if type(a) is list and (ins is False or ins is None or (ins is True and dealer_ace)):
+                ta = tuple(a)
+                try:
+                    known = ta in good_actions
+                except TypeError:
+                    known = False
+                if known or all(type(x) is str for x in ta):
+                    if not known:
+                        good_actions.add(ta)
+                    append(Bet(i, bid, player, t, stake, None, ins is True, False, False, ta))
+                    continue
+        path = f"bets[{i}]"
         ok = offered.get(t) if isinstance(t, str) else None
         if not ok:
             if ok is None:
                 raise InvalidRecord(f"{path}.type", f"bet type {t!r} not offered in {variant}")
             raise InvalidRecord(f"{path}.type", f"{t} only offered up to shoe round "
                                 f"{rules.last_shoe_round[t]} (this is round {shoe_round})")
-        s = b.get("stake")
-        stake = stake_cache.get(s) if isinstance(s, str) else None
-        if stake is None:
-            try:
-                stake = parse_stake(s, minor_units)
-            except ValueError as e:
-                raise InvalidRecord(f"{path}.stake", str(e)) from None
-            stake_cache[s] = stake
         insurance = False
         if t == "main" or t == "behind":
             ins = b.get("insurance", False)
@@ -257,10 +277,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
             if "seat" in b and b["seat"] is not None:
                 raise InvalidRecord(f"{path}.seat", f"no seats in {variant}")
             if t == "main":
-                a = b.get("actions")
-                if type(a) is not list:
-                    raise InvalidRecord(f"{path}.actions", "a boundless main bet needs an actions list")
-                actions = tuple(a)
+                actions = _actions(b.get("actions"), f"{path}.actions")
             elif "actions" in b:
                 raise InvalidRecord(f"{path}.actions", f"no actions on a {t} bet")
             bets.append(Bet(i, bid, player, t, stake, None, insurance, False, False, actions))

@@ -111,30 +111,31 @@ class BetResult:
       explanation: human-readable "why was I paid this".
     """
 
-    __slots__ = ("id", "player", "type", "seat", "path", "stake", "staked", "returned", "outcome",
-                 "extras", "insurance", "pattern", "odds", "_plan", "_rules", "_mu", "_late",
-                 "_hands")
+    __slots__ = ("_bet", "_a", "_ctx", "_plan", "path", "_hands")
 
-    def __init__(self, bet: Bet, staked, returned, outcome, extras, insurance=None, pattern=None,
-                 odds=None, plan=None, rules=None, mu=2, late=False, path=None):
-        self.id = bet.id
-        self.player = bet.player
-        self.type = bet.type
-        self.seat = bet.seat
-        self.path = path
-        self.stake = bet.stake
-        self.staked = staked
-        self.returned = returned
-        self.outcome = outcome
-        self.extras = extras
-        self.insurance = insurance
-        self.pattern = pattern
-        self.odds = odds
+    def __init__(self, bet: Bet, amounts: tuple, ctx: tuple | None = None, plan: tuple | None = None,
+                 path: int | None = None):
+        # amounts = (staked, returned, outcome, extras, insurance, pattern, odds), possibly shared
+        # by every bet of the same path and stake (boundless); ctx = (rules, minor_units, late)
+        self._bet = bet
+        self._a = amounts
+        self._ctx = ctx
         self._plan = plan
-        self._rules = rules
-        self._mu = mu
-        self._late = late
+        self.path = path
         self._hands = None
+
+    id = property(lambda self: self._bet.id)
+    player = property(lambda self: self._bet.player)
+    type = property(lambda self: self._bet.type)
+    seat = property(lambda self: self._bet.seat)
+    stake = property(lambda self: self._bet.stake)
+    staked = property(lambda self: self._a[0])
+    returned = property(lambda self: self._a[1])
+    outcome = property(lambda self: self._a[2])
+    extras = property(lambda self: dict(self._a[3]))
+    insurance = property(lambda self: self._a[4])
+    pattern = property(lambda self: self._a[5])
+    odds = property(lambda self: self._a[6])
 
     @property
     def net(self) -> Decimal:
@@ -146,7 +147,7 @@ class BetResult:
         """Per-hand detail for this bet (built on first access; cheap for 20,000 bets)."""
         if self._hands is None:
             self._hands = [] if self._plan is None else _hand_results(
-                self._rules, self._plan, self.stake, self._mu, self._late)
+                self._ctx[0], self._plan, self.stake, self._ctx[1], self._ctx[2])
         return self._hands
 
     @property
@@ -316,14 +317,14 @@ def _amounts(rules: RuleSet, plan: tuple, s: Decimal, insured: bool, dealer_bj: 
             extras["insurance"] = ist
             staked += ist
             returned += iret
-    return staked, returned, outcome, extras, ins
+    return staked, returned, outcome, extras, ins, None, None
 
 
 def _side(bet: Bet, pattern, odds, mu: int) -> BetResult:
     from .money import round_down
     s = bet.stake
     ret = s + round_down(s * odds, mu) if pattern else s * 0
-    return BetResult(bet, s, ret, "win" if pattern else "lose", {}, pattern=pattern, odds=odds)
+    return BetResult(bet, (s, ret, "win" if pattern else "lose", {}, None, pattern, odds))
 
 
 # --------------------------------------------------------------------------- replay
@@ -393,16 +394,15 @@ def _settle_seated(pr: ParsedRecord) -> RoundResult:
     ds = score(dealer)
     seats = {n: [PlayedHand(h, ds, dealer_bj) for h in hands] for n, hands in played.items()}
     late = rules.late_bj_returns_extras and dealer_bj
+    ctx = (rules, mu, late)
     results = {}
     for bet in pr.bets:
         t = bet.type
         if t == "main" or t == "behind":
             hs = seats[bet.seat]
             plan = _plan_main(hs) if t == "main" else _plan_behind(hs, bet.follow_double, bet.follow_split)
-            staked, ret, outcome, extras, ins = _amounts(rules, plan, bet.stake, bet.insurance,
-                                                         dealer_bj, mu, late)
-            results[bet.id] = BetResult(bet, staked, ret, outcome, extras, ins, plan=plan,
-                                        rules=rules, mu=mu, late=late)
+            amounts = _amounts(rules, plan, bet.stake, bet.insurance, dealer_bj, mu, late)
+            results[bet.id] = BetResult(bet, amounts, ctx, plan)
         else:
             c = pr.seats[bet.seat].cards
             if t == "pair":
@@ -467,6 +467,7 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
     results = {}
     cache: dict = {}
     late = False
+    ctx = (rules, mu, late)
     it = iter(bet_path)
     for bet in pr.bets:
         if bet.type == "main":
@@ -480,9 +481,7 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
                     amounts = cache[ck] = _amounts(rules, plan, s, bet.insurance, dealer_bj, mu, late)
             else:
                 amounts = _amounts(rules, plan, s, bet.insurance, dealer_bj, mu, late)
-            staked, ret, outcome, extras, ins = amounts
-            results[bet.id] = BetResult(bet, staked, ret, outcome, dict(extras) if extras else {},
-                                        ins, plan=plan, rules=rules, mu=mu, late=late, path=p)
+            results[bet.id] = BetResult(bet, amounts, ctx, plan, p)
         else:
             pat, odds = side[bet.type]
             results[bet.id] = _side(bet, pat, odds, mu)

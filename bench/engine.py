@@ -1,0 +1,102 @@
+"""Rules-engine benchmark: ``python -m bench.engine`` (one core, no I/O in the timed parts).
+
+(a) seated-table rounds settled per second (7 seats, bets behind, side bets; classic + premium)
+(b) boundless player-bets settled per second: one round, 20,000 players following basic strategy
+    with 5% random deviations and 3% timeouts (grouped replay: one replay per distinct path)
+(c) the same round settled naively (one replay per player) and the ratio (b)/(c).
+Exits 1 if the ratio is below 10.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from tables.engine.play import STAKES, RoundPlay, random_decider
+from tables.engine.replay import settle, settle_naive
+from tables.engine.rules import ruleset
+from tables.engine.shoe import Shoe
+
+
+def seated_records(variant: str, n: int, rng: random.Random) -> list:
+    rules = ruleset(variant)
+    shoe = Shoe(rng=rng)
+    side = "pair" if variant == "classic" else "pairs"
+    out = []
+    for r in range(n):
+        bets = []
+        for seat in range(1, 8):
+            bets.append({"id": f"m{seat}", "player": f"p{seat}", "type": "main", "seat": seat,
+                         "stake": rng.choice(STAKES), "insurance": rng.random() < 0.2})
+            bets.append({"id": f"s{seat}", "player": f"q{seat}", "type": side, "seat": seat,
+                         "stake": "1.00"})
+            for k in range(2):
+                bets.append({"id": f"b{seat}-{k}", "player": f"x{seat}-{k}", "type": "behind",
+                             "seat": seat, "stake": rng.choice(STAKES),
+                             "follow_double": rng.random() < 0.5, "follow_split": rng.random() < 0.5,
+                             "insurance": rng.random() < 0.2})
+        out.append(RoundPlay(rules, shoe, bets, decide=random_decider(rng, 0.05, 0.03),
+                             shoe_round=shoe.begin_round()).play())
+        shoe.end_round()
+    return out
+
+
+def boundless_record(players: int, rng: random.Random) -> dict:
+    rules = ruleset("boundless")
+    shoe = Shoe(rng=rng)
+    bets = [{"id": f"m{p}", "player": f"p{p}", "type": "main", "stake": rng.choice(STAKES),
+             "insurance": rng.random() < 0.1} for p in range(players)]
+    return RoundPlay(rules, shoe, bets, decide=random_decider(rng, 0.05, 0.03),
+                     shoe_round=shoe.begin_round()).play()
+
+
+def best_of(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.engine")
+    ap.add_argument("--rounds", type=int, default=2000)
+    ap.add_argument("--players", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+
+    recs = seated_records("classic", args.rounds // 2, rng) + seated_records("premium", args.rounds // 2, rng)
+    nbets = sum(len(r["bets"]) for r in recs)
+    t = best_of(lambda: [settle(r) for r in recs], max(1, args.repeat // 2))
+    print(f"(a) seated rounds (7 seats, 2 behind + 1 side bet per seat, {nbets / len(recs):.0f} bets/round): "
+          f"{len(recs) / t:,.0f} rounds/s ({nbets / t:,.0f} bets/s)")
+
+    # pick a round where players actually diverge (not a dealer-blackjack round)
+    while True:
+        rec = boundless_record(args.players, rng)
+        if len(rec["dealer"]) > 2 or rec["dealer"][0][0] not in "AKQJT":
+            break
+    res = settle(rec)
+    paths = len(res.paths)
+    naive = settle_naive(rec)
+    assert all(naive.bets[k].returned == b.returned and naive.bets[k].staked == b.staked
+               for k, b in res.bets.items()), "grouped and naive settlements differ"
+    tg = best_of(lambda: settle(rec), args.repeat)
+    tn = best_of(lambda: settle_naive(rec), max(1, args.repeat // 2))
+    n = args.players
+    print(f"(b) boundless, {n:,} players, {paths} distinct paths: {n / tg:,.0f} player-bets/s "
+          f"({tg * 1000:.1f} ms per round)")
+    print(f"(c) boundless naive (one replay per player): {n / tn:,.0f} player-bets/s "
+          f"({tn * 1000:.1f} ms); ratio {tn / tg:.1f}x")
+    ok = tn / tg >= 10
+    if not ok:
+        print("ratio below 10x", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
