@@ -37,12 +37,15 @@ ZERO = (0,) * 10
 #: dealer outcome cache: (hits_soft_17, up, shoe) -> probabilities; shared across rule sets.
 _DEALER_CACHE: dict = {}
 _BUST_CACHE: dict = {}
+#: main_game_ev results by AnalysisRules
+_RESULTS: dict = {}
 
 
 def clear_caches() -> None:
-    """Forget memoised dealer probabilities (for benchmarks)."""
+    """Forget memoised dealer probabilities and results (for benchmarks)."""
     _DEALER_CACHE.clear()
     _BUST_CACHE.clear()
+    _RESULTS.clear()
 
 
 def _add(t: tuple, r: int) -> tuple:
@@ -200,8 +203,16 @@ def main_game_ev(params="classic") -> MainGameResult:
 
     ``params``: an ``AnalysisRules``, a variant name, or the engine's ``RuleSet``. Weights the
     best first action over every initial deal (two player cards + up card) from a full shoe.
+    Results are memoised per rule set (``clear_caches`` forgets them).
     """
     rules = coerce(params)
+    cached = _RESULTS.get(rules)
+    if cached is None:
+        cached = _RESULTS[rules] = _main_game_ev(rules)
+    return cached
+
+
+def _main_game_ev(rules: AnalysisRules) -> MainGameResult:
     shoe0 = full_shoe(rules.decks)
     total0 = sum(shoe0)
     bj_pay = float(rules.blackjack_pays)
