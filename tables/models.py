@@ -154,9 +154,9 @@ class Round(models.Model):
     State machine (``TRANSITIONS``): OPEN → CLOSED → (SUSPENDED ↔ CLOSED) → RESULTED → SETTLED;
     RESULTED → SETTLEMENT_FAILED (record cannot be settled) → SETTLED (resettled) or VOIDED;
     OPEN / CLOSED / SUSPENDED / RESULTED → VOIDED (every stake refunded, RULES 10).
-    ``cancelled_at`` marks a round the game server cancelled: it waits in SUSPENDED for settlement's
-    void and may not resume. ``record`` is the round record (ROUND_RECORD.md) as received, kept as
-    evidence and never changed.
+    ``cancelled_at`` marks a round that was cancelled (RULES 10): it keeps its state until
+    settlement's void, takes no bet and makes no other move (``transition`` allows only VOIDED).
+    ``record`` is the round record (ROUND_RECORD.md) as received, kept as evidence, never changed.
     """
 
     class State(models.TextChoices):
@@ -169,7 +169,7 @@ class Round(models.Model):
         VOIDED = "voided", "Voided"
 
     TRANSITIONS = {
-        State.OPEN: {State.CLOSED, State.SUSPENDED, State.VOIDED},
+        State.OPEN: {State.CLOSED, State.VOIDED},
         State.CLOSED: {State.SUSPENDED, State.RESULTED, State.VOIDED},
         State.SUSPENDED: {State.CLOSED, State.VOIDED},
         State.RESULTED: {State.SETTLED, State.SETTLEMENT_FAILED, State.VOIDED},
@@ -211,10 +211,11 @@ class Round(models.Model):
 
     def transition(self, to, *, at=None):
         """Move to state ``to`` (a ``Round.State``) in memory, stamping its timestamp; the caller
-        saves under a row lock. Raises ``IllegalTransition`` when ``TRANSITIONS`` forbids it."""
-        if to not in self.TRANSITIONS[self.State(self.state)]:
-            raise IllegalTransition(f"round {self.external_id} cannot go from {self.state} to {to}",
-                                    state=self.state)
+        saves under a row lock. Raises ``IllegalTransition`` when ``TRANSITIONS`` forbids it or the
+        round is cancelled and ``to`` is not VOIDED."""
+        if to not in self.TRANSITIONS[self.State(self.state)] or (self.cancelled_at and to != self.State.VOIDED):
+            now = f"{self.state}, cancelled" if self.cancelled_at else self.state
+            raise IllegalTransition(f"round {self.pk} cannot go from {now} to {to}", state=self.state)
         self.state = to
         if to in self.STAMPS:
             setattr(self, self.STAMPS[to], at or timezone.now())

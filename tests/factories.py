@@ -1,0 +1,118 @@
+"""factory-boy factories shared by the test suites.
+
+``PlayerFactory(funded="100.00")`` gives a player with a wallet in ``currency`` (default EUR)
+credited through the ledger; ``fund(player, amount, currency)`` tops one up. ``TableFactory``
+builds a table of any variant (``ClassicTableFactory``, ``PremiumTableFactory``,
+``BoundlessTableFactory``) with limits for every bet type it offers; ``RoundFactory`` opens a
+round through ``tables.services.open_round``.
+"""
+
+import itertools
+from decimal import Decimal
+
+import factory
+from django.contrib.auth import get_user_model
+
+from accounts.models import Currency, Player
+from accounts.services import deposit, wallet_for
+from tables.engine import ruleset
+from tables.models import Table, TableLimit
+from tables.services import open_round
+
+_deposits = itertools.count(1)
+
+
+class CurrencyFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Currency
+        django_get_or_create = ("code",)
+
+    code = "EUR"
+    name = factory.LazyAttribute(lambda o: o.code)
+    minor_units = 2
+    play_for_fun = False
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+
+    username = factory.Sequence(lambda n: f"user{n}")
+
+
+def fund(player, amount, currency="EUR"):
+    """Deposit ``amount`` (decimal string) into ``player``'s wallet in ``currency`` (a code of an
+    existing currency); returns the wallet."""
+    wallet = wallet_for(player=player, currency=currency)
+    deposit(wallet=wallet, amount=amount, key=f"test-deposit:{next(_deposits)}:{player.pk}")
+    wallet.refresh_from_db()
+    return wallet
+
+
+class PlayerFactory(factory.django.DjangoModelFactory):
+    """A player; ``funded="100.00"`` deposits that much in EUR (``funded__currency="FUN"`` for
+    another currency, created if missing)."""
+
+    class Meta:
+        model = Player
+        skip_postgeneration_save = True
+
+    user = factory.SubFactory(UserFactory)
+    code = factory.Sequence(lambda n: f"p-{n}")
+    account_kind = Player.Kind.REAL
+
+    @factory.post_generation
+    def funded(obj, create, extracted, currency="EUR", **kwargs):
+        if create and extracted is not None:
+            CurrencyFactory(code=currency)
+            fund(obj, extracted, currency)
+
+
+class TableFactory(factory.django.DjangoModelFactory):
+    """A table (default premium) in EUR with limits for every bet type of its variant:
+    ``limits={"main": ("1.00", "1000.00", "1.00"), ...}`` overrides (min, max, chip step)."""
+
+    class Meta:
+        model = Table
+        skip_postgeneration_save = True
+
+    code = factory.Sequence(lambda n: f"t-{n}")
+    name = factory.LazyAttribute(lambda o: f"Table {o.code}")
+    variant = "premium"
+    currency = factory.SubFactory(CurrencyFactory)
+    seats = factory.LazyAttribute(lambda o: ruleset(o.variant).seats)
+
+    @factory.post_generation
+    def limits(obj, create, extracted, **kwargs):
+        given = extracted or {}
+        for bet_type in sorted(ruleset(obj.variant).bet_types):
+            low, high, step = given.get(bet_type, ("1.00", "1000.00", "1.00"))
+            TableLimit.objects.create(table=obj, bet_type=bet_type, min_stake=Decimal(low),
+                                      max_stake=Decimal(high), chip_step=Decimal(step))
+
+
+class ClassicTableFactory(TableFactory):
+    variant = "classic"
+
+
+class PremiumTableFactory(TableFactory):
+    variant = "premium"
+
+
+class BoundlessTableFactory(TableFactory):
+    variant = "boundless"
+
+
+class RoundFactory(factory.Factory):
+    """An OPEN round opened through ``open_round`` on ``table`` (default a new premium table)."""
+
+    class Meta:
+        model = dict
+
+    table = factory.SubFactory(TableFactory)
+    external_id = factory.Sequence(lambda n: f"R-{n}")
+    shoe = 1
+
+    @classmethod
+    def _create(cls, model_class, table, external_id, shoe):
+        return open_round(table_code=table.code, external_id=external_id, shoe=shoe, actor="test")

@@ -1,0 +1,77 @@
+"""The game-server API's plumbing: who may call it, and how errors look.
+
+Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"field"`` for
+``invalid_record``), from the round/bet errors (``wagering.exceptions``), the ledger's errors
+(``accounts.exceptions``, by their ``.code``) and DRF's own (authentication, permission, parsing).
+"""
+
+from rest_framework import exceptions as drf
+from rest_framework.permissions import BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from accounts.exceptions import LedgerError
+
+from .exceptions import WageringError
+
+GAME_SERVER_GROUP = "game_server"
+
+#: HTTP status of the ledger's error codes (others: 400).
+LEDGER_STATUS = {"insufficient_funds": 409, "idempotency_conflict": 409}
+
+
+class IsGameServer(BasePermission):
+    """A game-server service account: an active user in the ``game_server`` group or holding
+    ``wagering.use_game_api``. Superusers (operators) are not game servers."""
+
+    message = "Only the game server may call this API."
+
+    def has_permission(self, request, view):
+        user = request.user
+        if not user or not user.is_authenticated or user.is_superuser:
+            return False
+        return user.groups.filter(name=GAME_SERVER_GROUP).exists() or user.has_perm("wagering.use_game_api")
+
+
+def _flatten(detail):
+    if isinstance(detail, dict):
+        return "; ".join(f"{k}: {_flatten(v)}" for k, v in detail.items())
+    if isinstance(detail, list):
+        return " ".join(_flatten(v) for v in detail)
+    return str(detail)
+
+
+def error_body(exc):
+    """``{"code", "detail"[, "field"]}`` for a ``WageringError`` or ``LedgerError``."""
+    body = {"code": exc.code, "detail": str(exc)}
+    body.update(getattr(exc, "extra", {}))
+    return body
+
+
+def exception_handler(exc, context):
+    """DRF exception handler of the game-server API (see the module docstring)."""
+    if isinstance(exc, WageringError):
+        return Response(error_body(exc), status=exc.status)
+    if isinstance(exc, LedgerError):
+        return Response(error_body(exc), status=LEDGER_STATUS.get(exc.code, 400))
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        code = "invalid_input" if isinstance(exc, (drf.ValidationError, drf.ParseError)) else \
+            getattr(exc, "default_code", "error")
+        response.data = {"code": code, "detail": _flatten(getattr(exc, "detail", str(exc)))}
+    return response
+
+
+class GameAPIView(APIView):
+    """Base of the game-server views: ``IsGameServer`` and the error format above. ``actor``
+    gives the services' actor arguments for the calling service account."""
+
+    permission_classes = [IsGameServer]
+
+    def get_exception_handler(self):
+        return exception_handler
+
+    def actor(self):
+        """``{"actor": "game-server:<username>", "actor_user": <User>}`` for a service call."""
+        return {"actor": f"game-server:{self.request.user.get_username()}", "actor_user": self.request.user}

@@ -1,0 +1,138 @@
+"""Serializers of the game-server API: request shapes (validated here only for their types;
+amounts stay raw so that ``accounts.money.parse_amount`` rejects floats as ``invalid_amount``)
+and response shapes."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from tables.models import Round, RoundEvent
+
+from .models import Bet, BetExtra
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class AmountField(serializers.Field):
+    """A money amount as a decimal string (``"12.50"``), passed through untouched to the services,
+    which reject floats, negatives, extra decimals and non-numbers (``invalid_amount``)."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return str(value)
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable machine-readable error code, e.g. insufficient_funds.")
+    detail = serializers.CharField(help_text="A sentence for humans.")
+    field = serializers.CharField(required=False, help_text="invalid_record: the record's field path.")
+
+
+class OpenRoundSerializer(serializers.Serializer):
+    external_id = serializers.CharField(max_length=64, help_text="The game server's round id (unique per table).")
+    shoe = serializers.IntegerField(min_value=1, help_text="Sequence number of the shoe; a new one starts a new shoe.")
+    burn_count = serializers.IntegerField(min_value=0, max_value=10, default=0)
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    table = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    shoe = serializers.IntegerField(source="shoe.sequence", read_only=True)
+    state = serializers.CharField(read_only=True, help_text="open, closed, suspended, resulted, settled, "
+                                  "settlement_failed, voided")
+
+    class Meta:
+        model = Round
+        fields = ["id", "table", "external_id", "shoe", "shoe_round", "state", "opened_at", "closed_at",
+                  "suspended_at", "cancelled_at", "resulted_at", "settled_at", "voided_at", "failure_reason"]
+        read_only_fields = fields
+
+
+class RoundEventSerializer(serializers.ModelSerializer):
+    kind = serializers.CharField(read_only=True, help_text="opened, bet_placed, betting_closed, ... (extensible)")
+    class Meta:
+        model = RoundEvent
+        fields = ["id", "kind", "actor", "payload", "created_at"]
+        read_only_fields = fields
+
+
+class RoundDetailSerializer(RoundSerializer):
+    events = RoundEventSerializer(many=True, read_only=True)
+
+    class Meta(RoundSerializer.Meta):
+        fields = RoundSerializer.Meta.fields + ["events"]
+        read_only_fields = fields
+
+
+class BetRequestSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="The game server's idempotency key for this bet (unique).")
+    player = serializers.CharField(help_text="The player's code.")
+    type = serializers.ChoiceField(choices=Bet.Type.choices)
+    stake = AmountField(help_text='Decimal string, e.g. "10.00" (never a float).')
+    seat = serializers.IntegerField(required=False, allow_null=True, help_text="Seat 1-7 (classic/premium).")
+    record_id = serializers.CharField(required=False, allow_null=True,
+                                      help_text="The bet's id in the round record (default: key).")
+
+
+class BetBatchSerializer(serializers.Serializer):
+    bets = BetRequestSerializer(many=True)
+
+
+class BetExtraSerializer(serializers.ModelSerializer):
+    amount = AmountField()
+    kind = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = BetExtra
+        fields = ["kind", "hand", "amount", "key", "created_at"]
+        read_only_fields = fields
+
+
+class BetSerializer(serializers.ModelSerializer):
+    player = serializers.SlugRelatedField(slug_field="code", read_only=True)
+    stake = AmountField()
+    state = serializers.CharField(read_only=True, help_text="placed, accepted, settled, refunded")
+
+    class Meta:
+        model = Bet
+        fields = ["id", "record_id", "idempotency_key", "player", "type", "seat", "stake", "state",
+                  "follow_double", "follow_split", "placed_at"]
+        read_only_fields = fields
+
+
+class BetOutcomeSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    created = serializers.BooleanField(help_text="False: the key had already placed these bets.")
+    bets = BetSerializer(many=True, help_text="The bet, and its premium mirror on the second seat if any.")
+    error = ErrorSerializer(allow_null=True)
+
+
+class BetBatchResultSerializer(serializers.Serializer):
+    results = BetOutcomeSerializer(many=True)
+
+
+class ExtraRequestSerializer(serializers.Serializer):
+    bet = serializers.CharField(help_text="The bet's record id.")
+    kind = serializers.ChoiceField(choices=BetExtra.Kind.choices)
+    hand = serializers.IntegerField(min_value=1, max_value=2, default=1)
+    cards = serializers.ListField(child=serializers.CharField(), required=False,
+                                  help_text="The hand's cards (required for double and split).")
+
+
+class ExtraOutcomeSerializer(serializers.Serializer):
+    applied = serializers.BooleanField()
+    action = serializers.CharField(allow_null=True, help_text="What to apply to the hand: the kind, or the fallback.")
+    extra = BetExtraSerializer(allow_null=True)
+
+
+class ResultRequestSerializer(serializers.Serializer):
+    record = serializers.JSONField(help_text="The round record (ROUND_RECORD.md).")
+    cut_card_out = serializers.BooleanField(default=False)
+
+
+class ReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+class CancelSerializer(ReasonSerializer):
+    host_disconnected = serializers.BooleanField(default=False)

@@ -1,0 +1,482 @@
+"""Bets: placing them (the stake is debited at once), extra stakes, closing betting and cancelling
+a round (RULES.md 4, 6, 8, 9, 10). The round lifecycle without money is in ``tables.services``.
+
+Money moves only through the ledger (``accounts.services.post``), from the player's wallet to the
+table's house account ``table:<code>`` and back, under these keys:
+``stake:<bet>`` (a bet's stake), ``<kind>:<bet>[:<hand>]`` (an extra stake: ``double``, ``split``,
+``insurance``, ``follow_double``, ``follow_split``), ``refund:<bet>`` and ``refund:<kind>:<bet>[:<hand>]``
+(refunds). Amounts are ``Decimal`` in the table currency's major units with its minor-unit decimals.
+
+Locks, always in this order: the round row (``FOR SHARE`` to bet, ``FOR UPDATE`` to change its
+state), then wallets, then seats, each set in primary-key order.
+"""
+
+from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, Decimal
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerError
+from accounts.models import Account, LedgerTransaction, Player
+from accounts.money import parse_amount
+from accounts.services import Posting, can_take_seat, house_account, post
+from tables.engine import fallback, parse_card, round_down, score
+from tables.models import Round, RoundEvent, Seat, Shoe, Variant
+from tables.services import event, lock_round, settlement_hook, unseat
+
+from .exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, InvalidExtra, InvalidInput,
+                         LimitExceeded, NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable,
+                         WageringError)
+from .models import Bet, BetExtra
+
+Kind = RoundEvent.Kind
+MIRROR = "#mirror"
+
+
+@dataclass
+class BetOutcome:
+    """What became of one bet request (index ``index`` of the list given to ``place_bets``):
+    ``bets`` = the ``Bet`` and, for a premium seat bet mirrored on the player's second seat, the
+    mirrored ``Bet``; ``created`` is False when the idempotency key had already placed them (no
+    second debit); ``error`` is the ``WageringError``/``LedgerError`` (with ``.code``) that rejected
+    the request, in which case nothing was placed."""
+
+    index: int
+    bets: list = field(default_factory=list)
+    created: bool = False
+    error: Exception | None = None
+
+
+@dataclass
+class ExtraOutcome:
+    """What ``add_extra_stake`` did: ``extra`` = the ``BetExtra`` (None if none was taken);
+    ``action`` = what the game server applies to the hand: the requested kind when taken, else the
+    RULES 4 fallback (``"hit"``/``"stand"`` for a double or split; None: insurance not bought, the
+    behind bet does not follow)."""
+
+    extra: BetExtra | None
+    action: str | None
+
+    @property
+    def applied(self):
+        """True when the extra stake was taken."""
+        return self.extra is not None
+
+
+def _wallets(players, currency, *, lock):
+    """``{player_id: wallet Account}`` of ``players`` in ``currency``, locked in pk order if ``lock``."""
+    wallets = Account.objects.filter(kind=Account.Kind.WALLET, currency=currency, player__in=players)
+    if lock:
+        wallets = wallets.select_for_update().order_by("pk")
+    return {w.player_id: w for w in wallets}
+
+
+class _Placement:
+    """One ``place_bets`` call: the round's context loaded once (players, locked wallets, limits,
+    seats and the round's seat bets), then each request checked in turn against it, with balances
+    and seats kept up to date in memory as requests are accepted."""
+
+    def __init__(self, round_, requests):
+        self.round = round_
+        self.table = round_.table
+        self.rules = self.table.rules()
+        self.minor_units = self.table.currency.minor_units
+        self.closed = round_.state != Round.State.OPEN or round_.cancelled_at is not None
+        self.limits = {limit.bet_type: limit for limit in self.table.limits.all()}
+        requests = [r for r in requests if isinstance(r, dict)]
+        codes = [r.get("player") for r in requests if isinstance(r.get("player"), str)]
+        self.players = {p.code: p for p in Player.objects.filter(code__in=codes)}
+        self.wallets = _wallets(self.players.values(), self.table.currency, lock=True)
+        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        keys = [r.get("key") for r in requests if isinstance(r.get("key"), str)]
+        self.existing = {b.idempotency_key: b for b in
+                         Bet.objects.filter(idempotency_key__in=keys + [k + MIRROR for k in keys])}
+        record_ids = [r.get("record_id") or r.get("key") for r in requests]
+        self.record_ids = set(Bet.objects.filter(round=round_, record_id__in=[i for i in record_ids if isinstance(i, str)])
+                              .values_list("record_id", flat=True))
+        self.seats, self.main, self.behind, self.taken = {}, {}, {}, []
+        if not self.rules.shared_hand:
+            self.seats = {s.number: s for s in Seat.objects.select_for_update().filter(table=self.table).order_by("pk")}
+            for bet in self.round.bets.filter(state=Bet.State.PLACED, type__in=["main", "behind"]):
+                if bet.type == "main":
+                    self.main[bet.seat] = bet
+                else:
+                    self.behind.setdefault(bet.player_id, set()).add(bet.seat)
+
+    # -- one request ------------------------------------------------------------------------------
+
+    def check(self, request):
+        """Check one request and return the unsaved ``Bet`` rows it places (or the existing ones for
+        a repeated key). Raises the error that rejects it."""
+        key, bet_type, seat_no = request.get("key"), request.get("type"), request.get("seat")
+        if not isinstance(key, str) or not key or len(key) > 120:
+            raise InvalidInput("key: a non-empty string of at most 120 characters is required")
+        player = self.players.get(request.get("player"))
+        if player is None:
+            raise NotFound(f"no player {request.get('player')!r}")
+        stake = parse_amount(request.get("stake"), self.minor_units)
+        if key in self.existing:
+            return self._replay(key, player, bet_type, seat_no, stake)
+        if self.closed:
+            raise BettingClosed(f"betting on round {self.round.pk} is closed ({self.round.state})")
+        if bet_type not in self.rules.bet_types:
+            raise SideBetUnavailable(f"{self.table.variant} tables take no {bet_type!r} bets")
+        if not self.rules.offered(bet_type, self.round.shoe_round):
+            raise SideBetUnavailable(f"{bet_type} is offered up to shoe round "
+                                     f"{self.rules.last_shoe_round[bet_type]}; this is round {self.round.shoe_round}")
+        self._check_limits(bet_type, stake)
+        placements = self._placements(player, bet_type, seat_no, stake)
+        total = sum(s for _, s in placements)
+        if self.available.get(player.pk, 0) < total:
+            raise InsufficientFunds(f"player {player.code} has {self.available.get(player.pk, 0)}, the bet needs {total}")
+        record_id = request.get("record_id") or key
+        if not isinstance(record_id, str) or record_id in self.record_ids:
+            raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
+        bets = [Bet(round=self.round, player=player, type=bet_type, seat=n, stake=s,
+                    idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i)
+                for i, (n, s) in enumerate(placements)]
+        self._accept(player, bets)
+        return bets
+
+    def _replay(self, key, player, bet_type, seat_no, stake):
+        bet, mirror = self.existing[key], self.existing.get(key + MIRROR)
+        stakes = {stake} if mirror is None else {stake, self._half(bet_type, stake)}
+        if (bet.round_id, bet.player_id, bet.type, bet.seat) != (self.round.pk, player.pk, bet_type, seat_no) \
+                or bet.stake not in stakes:
+            raise IdempotencyConflict(f"key {key!r} already placed a different bet")
+        return [bet] if mirror is None else [bet, mirror]
+
+    def _step(self, bet_type):
+        limit = self.limits.get(bet_type)
+        return limit.chip_step if limit else Decimal(1).scaleb(-self.minor_units)
+
+    def _half(self, bet_type, stake):
+        """Half of ``stake`` rounded down to the chip step (RULES 9 [decision])."""
+        step = self._step(bet_type)
+        return (stake / 2 / step).to_integral_value(rounding=ROUND_DOWN) * step
+
+    def _check_limits(self, bet_type, stake):
+        limit = self.limits.get(bet_type)
+        if limit is None:
+            return
+        if not limit.min_stake <= stake <= limit.max_stake:
+            raise LimitExceeded(f"{bet_type} stakes are {limit.min_stake} to {limit.max_stake}, not {stake}")
+        if stake % limit.chip_step:
+            raise LimitExceeded(f"{bet_type} stakes are multiples of {limit.chip_step}, not {stake}")
+
+    def _placements(self, player, bet_type, seat_no, stake):
+        """``[(seat number or None, stake)]`` the request places, by the seat rules (RULES 6, 9)."""
+        if self.rules.shared_hand:
+            if seat_no is not None:
+                raise SeatNotAllowed(f"{self.table.variant} tables have no seats")
+            return [(None, stake)]
+        seat = self.seats.get(seat_no)
+        if seat is None:
+            raise SeatNotAllowed(f"a {bet_type} bet needs a seat 1-{len(self.seats)}, not {seat_no!r}")
+        if bet_type == "main":
+            return self._seat_bet(player, seat, stake)
+        if seat.player_id is None:
+            raise SeatNotAllowed(f"seat {seat.number} is empty: {bet_type} bets go on occupied seats only")
+        if bet_type == "behind":
+            if seat.player_id == player.pk:
+                raise BehindOwnSeat(f"player {player.code} sits on seat {seat.number} and may not bet behind it")
+            if not self.rules.seated_may_bet_behind and self._held(player):
+                raise BehindOwnSeat(f"a seated player may not bet behind in {self.table.variant}")
+        return [(seat.number, stake)]
+
+    def _held(self, player, but=None):
+        return [s for s in self.seats.values() if s.player_id == player.pk and s is not but]
+
+    def _seat_bet(self, player, seat, stake):
+        """A seat (main) bet: RULES 9 seats, premium mirroring."""
+        if not can_take_seat(player, self.table.currency):
+            raise SeatNotAllowed(f"player {player.code}'s account or currency never takes a seat")
+        if seat.player_id not in (None, player.pk):
+            raise SeatTaken(f"seat {seat.number} is taken by another player")
+        if seat.number in self.main:
+            raise SeatTaken(f"seat {seat.number} already has a seat bet this round")
+        held = self._held(player, but=seat)
+        if seat.player_id is None:
+            if len(held) >= self.rules.seats_per_player:
+                raise SeatNotAllowed(f"a player holds at most {self.rules.seats_per_player} seat(s) in {self.table.variant}")
+            behind = self.behind.get(player.pk, set())
+            if seat.number in behind:
+                raise BehindOwnSeat(f"player {player.code} bets behind seat {seat.number} and may not take it")
+            if behind and not self.rules.seated_may_bet_behind:
+                raise SeatNotAllowed(f"a player betting behind may not take a seat in {self.table.variant}")
+        placements = [(seat.number, stake)]
+        for other in held:
+            if other.number in self.main:
+                if self.main[other.number].stake != stake:
+                    raise SeatNotAllowed(f"stakes on a player's two seats must be equal "
+                                         f"({self.main[other.number].stake} on seat {other.number})")
+            elif self.available.get(player.pk, 0) >= 2 * stake:
+                placements.append((other.number, stake))
+            else:
+                half = self._half("main", stake)
+                limit = self.limits.get("main")
+                if half <= 0 or (limit and half < limit.min_stake):
+                    raise LimitExceeded(f"{stake} split over two seats is below the minimum")
+                placements = [(seat.number, half), (other.number, half)]
+        return placements
+
+    def _accept(self, player, bets):
+        self.available[player.pk] -= sum(b.stake for b in bets)
+        for bet in bets:
+            self.existing[bet.idempotency_key] = bet
+            self.record_ids.add(bet.record_id)
+            if bet.type == "behind":
+                self.behind.setdefault(player.pk, set()).add(bet.seat)
+            elif bet.type == "main" and bet.seat is not None:
+                self.main[bet.seat] = bet
+                seat = self.seats[bet.seat]
+                if seat.player_id is None:
+                    seat.player = player
+                    self.taken.append(seat)
+
+
+@transaction.atomic
+def place_bets(*, round_id, bets, actor="", actor_user=None):
+    """Place many bets on round ``round_id`` in one transaction; each request stands alone.
+
+    ``bets``: a list of dicts ``{"key": str (the game server's idempotency key), "player": player
+    code, "type": Bet.Type, "stake": decimal string or Decimal, "seat": int or None, "record_id":
+    str or None (the bet's id in the round record; default the key)}``. Every accepted stake is
+    debited at once (ledger ``stake:<bet>``), all in ONE ledger ``post``. The rules: RULES 8
+    (types offered, shoe-round limits), the table's limits, RULES 6 and 9 (seats, behind, mirrors).
+    A key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
+    with another body is rejected with ``idempotency_conflict``.
+
+    Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
+    ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds``,
+    ``limit_exceeded``, ``seat_taken``, ``seat_not_allowed``, ``behind_own_seat``,
+    ``side_bet_unavailable``, ``idempotency_conflict``, ``invalid_input``) and a ``bet_rejected``
+    event. Raises ``NotFound`` for an unknown round.
+    """
+    round_ = lock_round(round_id, shared=True)
+    placement = _Placement(round_, bets)
+    outcomes, new, events = [], [], []
+    for index, request in enumerate(bets):
+        outcome = BetOutcome(index)
+        try:
+            if not isinstance(request, dict):
+                raise InvalidInput("each bet must be an object")
+            fresh = not isinstance(request.get("key"), str) or request["key"] not in placement.existing
+            outcome.bets = placement.check(request)
+            outcome.created = fresh
+        except (WageringError, LedgerError) as error:
+            outcome.error = error
+            events.append(event(round_, Kind.BET_REJECTED, actor=actor, actor_user=actor_user,
+                                request={k: str(v) for k, v in request.items()} if isinstance(request, dict) else None,
+                                code=error.code, detail=str(error)))
+        if outcome.created:
+            new += outcome.bets
+        outcomes.append(outcome)
+    if new:
+        try:
+            with transaction.atomic():
+                Bet.objects.bulk_create(new, batch_size=2000)
+        except IntegrityError:  # a concurrent request used one of these keys for another player
+            raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
+        house = house_account(name=round_.table.house_name, currency=round_.table.currency_id)
+        post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=placement.wallets[b.player_id],
+                      destination=house, amount=b.stake) for b in new])
+        events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
+                         player=s.player.code) for s in placement.taken]
+        events += [event(round_, Kind.BET_PLACED, actor=actor, actor_user=actor_user, bet=b.pk,
+                         record_id=b.record_id, player=b.player.code, type=b.type, seat=b.seat, stake=str(b.stake))
+                   for b in new]
+        Seat.objects.bulk_update(placement.taken, ["player"])
+    RoundEvent.objects.bulk_create(events, batch_size=2000)
+    return outcomes
+
+
+def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, actor="", actor_user=None):
+    """Place one bet (``place_bets`` with one request: same arguments, same rules). Returns its
+    ``BetOutcome`` (``.bets``: the bet, plus its premium mirror if any; ``.created``). Raises the
+    error that rejected it (its ``bet_rejected`` event is kept)."""
+    outcome = place_bets(round_id=round_id, actor=actor, actor_user=actor_user, bets=[
+        {"key": key, "player": player, "type": type, "stake": stake, "seat": seat, "record_id": record_id}])[0]
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome
+
+
+def _refund(round_, bets, *, actor="", actor_user=None):
+    """Refund ``bets`` of ``round_`` in full, stake and every extra stake (``refund:<bet>``,
+    ``refund:<kind>:<bet>``), mark them REFUNDED, and return one ``bet_refunded`` event per bet."""
+    if not bets:
+        return []
+    table = round_.table
+    house = house_account(name=table.house_name, currency=table.currency_id)
+    wallets = _wallets({b.player_id for b in bets}, table.currency, lock=False)
+    postings = []
+    for bet in bets:
+        wallet = wallets[bet.player_id]
+        postings.append(Posting(key=bet.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,
+                                destination=wallet, amount=bet.stake))
+        postings += [Posting(key=x.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,
+                             destination=wallet, amount=x.amount) for x in bet.extras.all()]
+    post(postings)
+    Bet.objects.filter(pk__in=[b.pk for b in bets]).update(state=Bet.State.REFUNDED, settled_at=timezone.now())
+    return [event(round_, Kind.BET_REFUNDED, actor=actor, actor_user=actor_user, bet=b.pk, record_id=b.record_id,
+                  refunded=str(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)))) for b in bets]
+
+
+def refund_round_stakes(*, round_, actor="", actor_user=None):
+    """Refund every open bet of ``round_`` (PLACED or ACCEPTED; a locked ``Round``) in full, extra
+    stakes included (RULES 10 void). Stand-in for settlement's ``void_round`` until it exists;
+    settlement takes this over. Returns the refunded ``Bet`` list."""
+    bets = list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).prefetch_related("extras"))
+    RoundEvent.objects.bulk_create(_refund(round_, bets, actor=actor, actor_user=actor_user))
+    return bets
+
+
+@transaction.atomic
+def close_betting(*, round_id, actor="", actor_user=None):
+    """Close betting on an OPEN round (RULES 3, 6, 9): the round becomes CLOSED, its bets ACCEPTED.
+    Seated variants: a seat without a seat bet has its behind and pair(s) bets refunded
+    (``seat_emptied``); its occupant keeps it for this one round (grace) and is unseated after a
+    second round in a row without a seat bet. Returns the ``Round``. Raises ``NotFound``,
+    ``IllegalTransition``."""
+    round_ = lock_round(round_id)
+    round_.transition(Round.State.CLOSED)
+    round_.save(update_fields=["state", "closed_at"])
+    events, orphans = [], []
+    if round_.table.variant != Variant.BOUNDLESS:
+        bets = list(round_.bets.filter(state=Bet.State.PLACED).prefetch_related("extras"))
+        seated = {b.seat for b in bets if b.type == "main"}
+        for seat in Seat.objects.select_for_update().filter(table=round_.table).order_by("pk"):
+            if seat.number in seated:
+                if seat.rounds_without_bet:
+                    seat.rounds_without_bet = 0
+                    seat.save(update_fields=["rounds_without_bet"])
+                continue
+            on_seat = [b for b in bets if b.seat == seat.number]
+            orphans += on_seat
+            if on_seat or seat.player_id:
+                events.append(event(round_, Kind.SEAT_EMPTIED, actor=actor, actor_user=actor_user, seat=seat.number,
+                                    player=seat.player_id, refunded=[b.pk for b in on_seat]))
+            if seat.player_id:
+                seat.rounds_without_bet += 1
+                if seat.rounds_without_bet >= 2:
+                    events.append(unseat(seat, round_, "two rounds without a seat bet", actor=actor,
+                                         actor_user=actor_user))
+                else:
+                    seat.save(update_fields=["rounds_without_bet"])
+        events += _refund(round_, orphans, actor=actor, actor_user=actor_user)
+    accepted = round_.bets.filter(state=Bet.State.PLACED).update(state=Bet.State.ACCEPTED)
+    events.insert(0, event(round_, Kind.BETTING_CLOSED, actor=actor, actor_user=actor_user,
+                           accepted=accepted, refunded=len(orphans)))
+    RoundEvent.objects.bulk_create(events)
+    return round_
+
+
+#: Extra-stake kinds each bet type may take (RULES 4 main bets, RULES 6 behind).
+EXTRAS_BY_TYPE = {"main": {"double", "split", "insurance"}, "behind": {"insurance", "follow_double", "follow_split"}}
+
+
+@transaction.atomic
+def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_user=None):
+    """Take an extra stake on bet ``bet`` (its ``record_id``) of a CLOSED round (RULES 4, 6).
+
+    ``kind``: ``double`` or ``split`` (seat / boundless main bet; amount = the stake), ``insurance``
+    (main or behind; half the stake rounded down to the minor unit), ``follow_double`` /
+    ``follow_split`` (behind bet, after the seat's double / split; amount = the stake). ``hand``: 1,
+    or 2 for a double on the second split hand. ``cards``: the hand's card codes (required for
+    double and split: the fallback depends on the score). When the balance cannot cover it, the
+    RULES 4 fallback (``tables.engine.fallback``) is returned and recorded (``fallback`` event)
+    and nothing is debited. The same (bet, kind, hand) again returns the extra already taken.
+    Ledger key ``<kind>:<bet>`` (``<kind>:<bet>:2`` for hand 2). Returns an ``ExtraOutcome``.
+
+    Raises ``NotFound`` (round, bet), ``IllegalTransition`` (round not CLOSED or cancelled, bet
+    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards).
+    """
+    round_ = lock_round(round_id, shared=True)
+    if round_.state != Round.State.CLOSED or round_.cancelled_at:
+        raise IllegalTransition(f"extra stakes are taken while round {round_id} is played, not when {round_.state}")
+    target = Bet.objects.select_related("player").filter(round=round_, record_id=bet).first()
+    if target is None:
+        raise NotFound(f"no bet {bet!r} in round {round_id}")
+    if target.state != Bet.State.ACCEPTED:
+        raise IllegalTransition(f"bet {bet} is {target.state}")
+    if kind not in EXTRAS_BY_TYPE.get(target.type, ()):
+        raise InvalidExtra(f"a {target.type} bet takes no {kind}")
+    if hand not in (1, 2) or (hand == 2 and kind not in ("double", "follow_double")):
+        raise InvalidExtra(f"no {kind} on hand {hand}")
+    score_ = _score(cards) if kind in ("double", "split") else None
+    table = round_.table
+    wallet = _wallets([target.player_id], table.currency, lock=True).get(target.player_id)
+    existing = BetExtra.objects.filter(bet=target, kind=kind, hand=hand).first()
+    if existing is not None:
+        return ExtraOutcome(existing, kind)
+    _check_extra_context(target, kind, hand)
+    amount = target.stake if kind != "insurance" else round_down(target.stake / 2, table.currency.minor_units)
+    if amount <= 0:
+        raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
+    if wallet is None or wallet.balance < amount:
+        action = fallback(table.rules(), kind, score_) if kind in ("double", "split") else None
+        event(round_, Kind.FALLBACK, actor=actor, actor_user=actor_user, bet=target.pk, record_id=bet, kind=kind,
+              hand=hand, needed=str(amount), action=action).save()
+        return ExtraOutcome(None, action)
+    extra = BetExtra.objects.create(bet=target, kind=kind, hand=hand, amount=amount,
+                                    key=BetExtra.key_for(kind, target.pk, hand))
+    post([Posting(key=extra.key, kind=LedgerTransaction.Kind.STAKE, source=wallet, amount=amount,
+                  destination=house_account(name=table.house_name, currency=table.currency_id))])
+    if kind in ("follow_double", "follow_split"):
+        setattr(target, kind, True)
+        target.save(update_fields=[kind])
+    event(round_, Kind.EXTRA_STAKE, actor=actor, actor_user=actor_user, bet=target.pk, record_id=bet, kind=kind,
+          hand=hand, amount=str(amount)).save()
+    return ExtraOutcome(extra, kind)
+
+
+def _score(cards):
+    if not isinstance(cards, list) or not cards:
+        raise InvalidInput("cards: the hand's card codes are required for a double or split")
+    try:
+        return score([parse_card(c) for c in cards])
+    except ValueError as e:
+        raise InvalidInput(f"cards: {e}") from None
+
+
+def _check_extra_context(bet, kind, hand):
+    """The extra stakes an extra depends on: a double on hand 2 needs the split; a follow needs
+    the seat's own double / split on that hand (RULES 6)."""
+    if hand == 2 and not bet.extras.filter(kind=kind.replace("double", "split")).exists():
+        raise InvalidExtra(f"no second hand: bet {bet.record_id} was not split")
+    if kind.startswith("follow_"):
+        seat_kind = kind.removeprefix("follow_")
+        if not BetExtra.objects.filter(bet__round=bet.round_id, bet__type="main", bet__seat=bet.seat,
+                                       kind=seat_kind, hand=hand).exists():
+            raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
+
+
+@transaction.atomic
+def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=None):
+    """Cancel a round still in play (OPEN, CLOSED or SUSPENDED; RULES 10): it takes no more bets
+    nor moves, and is voided: every bet refunded in full, extra stakes included. Settlement's
+    ``void_round(round_id=, reason=, actor=)`` runs after commit when settlement provides it;
+    until then ``refund_round_stakes`` refunds here and the round goes to VOIDED at once.
+    ``host_disconnected`` (classic, RULES 10): the whole shoe is reshuffled (its cut card is marked
+    out, so the next round needs a new shoe). Returns the ``Round``. Raises ``NotFound``,
+    ``IllegalTransition``."""
+    round_ = lock_round(round_id)
+    if round_.state not in Round.IN_PLAY or round_.cancelled_at:
+        raise IllegalTransition(f"round {round_id} is {round_.state}{', cancelled' if round_.cancelled_at else ''}")
+    round_.cancelled_at = timezone.now()
+    round_.save(update_fields=["cancelled_at"])
+    if host_disconnected and round_.table.variant == Variant.CLASSIC:
+        Shoe.objects.filter(pk=round_.shoe_id).update(cut_card_out=True)
+    event(round_, Kind.CANCELLED, actor=actor, actor_user=actor_user, reason=reason,
+          host_disconnected=host_disconnected).save()
+    void_round = settlement_hook("settlement.services", "void_round")
+    if void_round is not None:
+        transaction.on_commit(lambda: void_round(round_id=round_.pk, reason=reason, actor=actor))
+        return round_
+    refund_round_stakes(round_=round_, actor=actor, actor_user=actor_user)
+    round_.transition(Round.State.VOIDED)
+    round_.save(update_fields=["state", "voided_at"])
+    event(round_, Kind.VOIDED, actor=actor, actor_user=actor_user, reason=reason).save()
+    return round_
