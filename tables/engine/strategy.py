@@ -69,10 +69,11 @@ def basic_strategy(cards: Sequence[str], dealer_up: str, legal: Collection[str])
         return None
     up = _up(dealer_up)
     total, soft = hand_value(cards)
+    if ("split" in legal and len(cards) == 2 and CARD_VALUE[cards[0]] == CARD_VALUE[cards[1]]
+            and _pair_split(CARD_VALUE[cards[0]], up)):
+        return "split"
     if "surrender" in legal and not soft and (total == 16 and up in (9, 10, 11) or total == 15 and up == 10):
         return "surrender"
-    if "split" in legal and len(cards) == 2 and _pair_split(CARD_VALUE[cards[0]], up):
-        return "split"
     code = _soft(total, up) if soft else _hard(total, up)
     if code.startswith("D"):
         if "double" in legal:
