@@ -29,10 +29,10 @@ def settlement_hook(module, name):
         return None
 
 
-def event(round_, kind, *, actor="", actor_user=None, **payload):
+def event(round_, event_kind, *, actor="", actor_user=None, **payload):
     """An unsaved ``RoundEvent`` of ``round_`` (save it, or ``bulk_create`` many). ``payload``
     values must be JSON-able (money as decimal strings)."""
-    return RoundEvent(round=round_, kind=kind, actor=actor[:100], actor_user=actor_user, payload=payload)
+    return RoundEvent(round=round_, kind=event_kind, actor=actor[:100], actor_user=actor_user, payload=payload)
 
 
 def get_table(code):

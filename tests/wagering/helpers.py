@@ -1,0 +1,22 @@
+"""Helpers of the wagering tests."""
+
+from decimal import Decimal
+
+from accounts.models import Account, LedgerTransaction
+from tables.models import Seat
+
+
+def balance(player, currency="EUR"):
+    """The player's wallet balance (``Decimal``), 0 without a wallet."""
+    wallet = Account.objects.filter(kind="wallet", player=player, currency=currency).first()
+    return wallet.balance if wallet else Decimal(0)
+
+
+def keys(prefix):
+    """Ledger transaction keys starting with ``prefix``."""
+    return set(LedgerTransaction.objects.filter(key__startswith=prefix).values_list("key", flat=True))
+
+
+def sit(table, number, player):
+    """Put ``player`` on seat ``number`` (as if seated in an earlier round)."""
+    Seat.objects.update_or_create(table=table, number=number, defaults={"player": player})

@@ -1,0 +1,388 @@
+"""Placement and round rules through the service layer (RULES.md 4, 6, 8, 9, 10)."""
+
+from decimal import Decimal
+
+import pytest
+
+from accounts.exceptions import IdempotencyConflict, InsufficientFunds, InvalidAmount
+from accounts.models import Player
+from tables import services as rounds
+from tables.models import Round, RoundEvent, Seat, Shoe
+from tests.factories import (BoundlessTableFactory, ClassicTableFactory, CurrencyFactory, PlayerFactory,
+                             PremiumTableFactory, RoundFactory, TableFactory)
+from wagering import services
+from wagering.exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, InvalidExtra, LimitExceeded,
+                                 NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable)
+from wagering.models import Bet, BetExtra
+
+from .helpers import balance, keys, sit
+
+pytestmark = pytest.mark.django_db
+D = Decimal
+
+
+def bet(round_, player, type="main", stake="10.00", seat=None, key=None):
+    key = key or f"{player.code}:{type}:{seat}:{stake}:{Bet.objects.count()}"
+    return services.place_bet(round_id=round_.pk, key=key, player=player.code, type=type, stake=stake, seat=seat)
+
+
+def kinds(round_):
+    return [e.kind for e in RoundEvent.objects.filter(round=round_)]
+
+
+# --- stakes, idempotency, limits -------------------------------------------------------------------
+
+def test_stake_debited_at_once_under_stake_key(eur):
+    round_ = RoundFactory(table=PremiumTableFactory())
+    player = PlayerFactory(funded="100.00")
+    placed = bet(round_, player, seat=1).bets[0]
+    assert balance(player) == D("90.00")
+    assert keys("stake:") == {f"stake:{placed.pk}"}
+    assert placed.state == Bet.State.PLACED and placed.record_id == placed.idempotency_key
+
+
+def test_same_key_twice_is_one_bet_and_one_debit_different_body_conflicts(eur):
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    player = PlayerFactory(funded="100.00")
+    first = bet(round_, player, key="gs-1")
+    again = bet(round_, player, key="gs-1")
+    assert again.bets[0].pk == first.bets[0].pk and first.created and not again.created
+    assert balance(player) == D("90.00") and Bet.objects.count() == 1
+    with pytest.raises(IdempotencyConflict):
+        bet(round_, player, key="gs-1", stake="20.00")
+    assert balance(player) == D("90.00")
+
+
+@pytest.mark.parametrize("stake", ["0.50", "1000.01", "10.50"])
+def test_limits_min_max_chip_step(eur, stake):
+    round_ = RoundFactory(table=BoundlessTableFactory(limits={"main": ("1.00", "1000.00", "1.00")}))
+    player = PlayerFactory(funded="5000.00")
+    with pytest.raises(LimitExceeded):
+        bet(round_, player, stake=stake)
+    assert balance(player) == D("5000.00") and not Bet.objects.exists()
+
+
+@pytest.mark.parametrize("stake", [10.5, "-1.00", "1.001", "ten", None])
+def test_malformed_amounts_are_invalid_amount(eur, stake):
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    with pytest.raises(InvalidAmount):
+        bet(round_, PlayerFactory(funded="100.00"), stake=stake)
+
+
+def test_insufficient_funds_and_unknown_player(eur):
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    with pytest.raises(InsufficientFunds):
+        bet(round_, PlayerFactory(funded="5.00"))
+    with pytest.raises(NotFound):
+        services.place_bet(round_id=round_.pk, key="x", player="nobody", type="main", stake="1.00")
+    with pytest.raises(NotFound):
+        services.place_bet(round_id=999999, key="y", player="nobody", type="main", stake="1.00")
+    assert kinds(round_).count("bet_rejected") == 2
+
+
+# --- RULES 8: side bets ----------------------------------------------------------------------------
+
+def round_at(table, shoe_round):
+    Shoe.objects.create(table=table, sequence=1, rounds_dealt=shoe_round - 1)
+    return RoundFactory(table=table)
+
+
+@pytest.mark.parametrize("bet_type,last", [("pairs", 40), ("bust_bonus", 45), ("lucky_trio", 45), ("poker_trio", 45)])
+def test_rules_8_boundless_side_bets_end_at_their_last_shoe_round(eur, bet_type, last):
+    player = PlayerFactory(funded="100.00")
+    ok = round_at(BoundlessTableFactory(), last)
+    assert ok.shoe_round == last
+    bet(ok, player, type=bet_type, stake="1.00")
+    late = round_at(BoundlessTableFactory(), last + 1)
+    with pytest.raises(SideBetUnavailable):
+        bet(late, player, type=bet_type, stake="1.00")
+
+
+def test_rules_8_bet_type_of_another_variant_is_unavailable(eur):
+    round_ = RoundFactory(table=PremiumTableFactory())
+    player = PlayerFactory(funded="100.00")
+    bet(round_, player, seat=1)
+    with pytest.raises(SideBetUnavailable):
+        bet(round_, player, type="pair", stake="1.00", seat=1)
+    boundless = RoundFactory(table=BoundlessTableFactory())
+    with pytest.raises(SideBetUnavailable):
+        bet(boundless, player, type="behind", stake="1.00")
+
+
+# --- RULES 9: seats --------------------------------------------------------------------------------
+
+def test_rules_9_trial_accounts_never_sit_but_may_bet_behind(eur):
+    round_ = RoundFactory(table=PremiumTableFactory())
+    trial = PlayerFactory(funded="100.00", account_kind=Player.Kind.TRIAL)
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, trial, seat=1)
+    bet(round_, PlayerFactory(funded="100.00"), seat=1)
+    bet(round_, trial, type="behind", seat=1)
+    assert balance(trial) == D("90.00")
+
+
+def test_rules_9_play_for_fun_currency_never_sits(db):
+    fun = CurrencyFactory(code="FUN", play_for_fun=True)
+    round_ = RoundFactory(table=ClassicTableFactory(currency=fun))
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, PlayerFactory(funded="100.00", funded__currency="FUN"), seat=1)
+
+
+def test_rules_9_classic_one_seat_per_player(eur):
+    round_ = RoundFactory(table=ClassicTableFactory())
+    player = PlayerFactory(funded="100.00")
+    bet(round_, player, seat=1)
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, player, seat=2)
+
+
+def test_rules_9_seat_taken(eur):
+    round_ = RoundFactory(table=ClassicTableFactory())
+    bet(round_, PlayerFactory(funded="100.00"), seat=3)
+    with pytest.raises(SeatTaken):
+        bet(round_, PlayerFactory(funded="100.00"), seat=3)
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, PlayerFactory(funded="100.00"), seat=8)
+
+
+def test_rules_9_premium_two_seats_mirrored_when_balance_covers_both(eur):
+    table = PremiumTableFactory()
+    player = PlayerFactory(funded="100.00")
+    sit(table, 2, player)
+    sit(table, 5, player)
+    round_ = RoundFactory(table=table)
+    placed = bet(round_, player, seat=2, stake="10.00").bets
+    assert [(b.seat, b.stake) for b in placed] == [(2, D("10.00")), (5, D("10.00"))]
+    assert balance(player) == D("80.00")
+    with pytest.raises(SeatNotAllowed):  # a third seat
+        bet(round_, player, seat=6)
+
+
+def test_rules_9_premium_split_equally_rounded_down_to_chip_step_decision(eur):
+    table = PremiumTableFactory(limits={"main": ("1.00", "1000.00", "1.00")})
+    player = PlayerFactory(funded="15.00")
+    sit(table, 1, player)
+    sit(table, 2, player)
+    round_ = RoundFactory(table=table)
+    placed = bet(round_, player, seat=1, stake="15.00").bets
+    assert [b.stake for b in placed] == [D("7.00"), D("7.00")]
+    assert balance(player) == D("1.00")
+
+
+def test_rules_9_premium_second_seat_needs_an_equal_stake(eur):
+    round_ = RoundFactory(table=PremiumTableFactory())
+    player = PlayerFactory(funded="100.00")
+    bet(round_, player, seat=1, stake="10.00")
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, player, seat=2, stake="20.00")
+    bet(round_, player, seat=2, stake="10.00")
+    assert Seat.objects.filter(player=player).count() == 2
+
+
+def test_rules_9_grace_round_then_unseated_and_rules_6_orphan_bets_refunded(eur):
+    table = PremiumTableFactory()
+    seated, backer = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    sit(table, 4, seated)
+    first = RoundFactory(table=table)
+    behind = bet(first, backer, type="behind", seat=4, stake="5.00").bets[0]
+    pairs = bet(first, backer, type="pairs", seat=4, stake="1.00").bets[0]
+    services.close_betting(round_id=first.pk)
+    assert balance(backer) == D("100.00")
+    assert keys("refund:") == {f"refund:{behind.pk}", f"refund:{pairs.pk}"}
+    assert set(Bet.objects.values_list("state", flat=True)) == {"refunded"}
+    seat = Seat.objects.get(table=table, number=4)
+    assert seat.player == seated and seat.rounds_without_bet == 1  # grace round: keeps the seat
+    services.cancel(round_id=first.pk, reason="test")
+    second = RoundFactory(table=table)
+    services.close_betting(round_id=second.pk)
+    assert Seat.objects.get(table=table, number=4).player is None
+    assert "unseated" in kinds(second)
+
+
+def test_rules_9_balance_below_minimum_unseats_at_round_start(eur):
+    table = ClassicTableFactory(limits={"main": ("5.00", "500.00", "1.00")})
+    poor = PlayerFactory(funded="4.00")
+    sit(table, 1, poor)
+    round_ = RoundFactory(table=table)
+    assert Seat.objects.get(table=table, number=1).player is None
+    assert "unseated" in kinds(round_)
+
+
+def test_rules_9_nobody_joins_mid_round(eur):
+    round_ = RoundFactory(table=ClassicTableFactory())
+    bet(round_, PlayerFactory(funded="100.00"), seat=1)
+    services.close_betting(round_id=round_.pk)
+    late = PlayerFactory(funded="100.00")
+    with pytest.raises(BettingClosed):
+        bet(round_, late, seat=2)
+    with pytest.raises(BettingClosed):
+        bet(round_, late, type="behind", seat=1)
+    assert balance(late) == D("100.00")
+
+
+# --- RULES 6: bet behind ---------------------------------------------------------------------------
+
+def test_rules_6_premium_no_bet_behind_own_seat_but_others_ok(eur):
+    round_ = RoundFactory(table=PremiumTableFactory())
+    a, b = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    bet(round_, a, seat=1)
+    bet(round_, b, seat=2)
+    with pytest.raises(BehindOwnSeat):
+        bet(round_, a, type="behind", seat=1)
+    bet(round_, a, type="behind", seat=2)
+
+
+def test_rules_6_classic_seated_player_never_bets_behind(eur):
+    round_ = RoundFactory(table=ClassicTableFactory())
+    a, b = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    bet(round_, a, seat=1)
+    bet(round_, b, seat=2)
+    with pytest.raises(BehindOwnSeat):
+        bet(round_, a, type="behind", seat=2)
+
+
+def test_rules_6_behind_and_pair_only_on_occupied_seats(eur):
+    round_ = RoundFactory(table=ClassicTableFactory())
+    player = PlayerFactory(funded="100.00")
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, player, type="behind", seat=3)
+    with pytest.raises(SeatNotAllowed):
+        bet(round_, player, type="pair", seat=3, stake="1.00")
+
+
+def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
+    round_ = RoundFactory(table=PremiumTableFactory())
+    a, b = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    main = bet(round_, a, seat=1, key="m").bets[0]
+    bet(round_, b, type="behind", seat=1, stake="5.00", key="bh")
+    services.close_betting(round_id=round_.pk)
+    with pytest.raises(InvalidExtra):
+        services.add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
+    services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    done = services.add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
+    assert done.applied and done.extra.key == f"follow_double:{Bet.objects.get(record_id='bh').pk}"
+    assert balance(b) == D("90.00") and Bet.objects.get(record_id="bh").follow_double
+    assert keys("double:") == {f"double:{main.pk}"}
+
+
+# --- RULES 4: extra stakes and fallbacks -----------------------------------------------------------
+
+def closed_round(table, player, stake="10.00", seat=None, key="m"):
+    round_ = RoundFactory(table=table)
+    bet(round_, player, stake=stake, seat=seat, key=key)
+    services.close_betting(round_id=round_.pk)
+    return round_
+
+
+def test_rules_4_double_debits_once_under_double_key(eur):
+    player = PlayerFactory(funded="30.00")
+    round_ = closed_round(BoundlessTableFactory(), player)
+    for _ in range(2):
+        done = services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    assert done.action == "double" and balance(player) == D("10.00")
+    assert BetExtra.objects.count() == 1 and "extra_stake" in kinds(round_)
+
+
+@pytest.mark.parametrize("table_factory,cards,action", [
+    (PremiumTableFactory, ["TH", "2D"], "hit"),       # premium: always a hit
+    (BoundlessTableFactory, ["TH", "2D"], "stand"),   # 12 > 11: stand
+    (BoundlessTableFactory, ["5H", "6D"], "hit"),     # 11: hit
+    (ClassicTableFactory, ["TH", "3D"], "stand"),     # classic [decision]: like boundless
+])
+def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, action):
+    player = PlayerFactory(funded="10.00")
+    table = table_factory()
+    round_ = closed_round(table, player, seat=None if table.variant == "boundless" else 1)
+    done = services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=cards)
+    assert (done.applied, done.action) == (False, action)
+    assert balance(player) == D("0.00") and not BetExtra.objects.exists()
+    assert RoundEvent.objects.get(round=round_, kind="fallback").payload["action"] == action
+
+
+@pytest.mark.parametrize("cards,action", [(["5H", "5D"], "hit"), (["8H", "8D"], "stand")])
+def test_rules_4_split_without_balance_falls_back(eur, cards, action):
+    player = PlayerFactory(funded="10.00")
+    round_ = closed_round(BoundlessTableFactory(), player)
+    assert services.add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=cards).action == action
+
+
+def test_rules_4_insurance_is_half_rounded_down_and_not_bought_without_balance(eur):
+    rich, poor = PlayerFactory(funded="20.00"), PlayerFactory(funded="5.01")
+    round_ = RoundFactory(table=BoundlessTableFactory(limits={"main": ("1.00", "100.00", "0.01")}))
+    bet(round_, rich, stake="5.01", key="r")
+    bet(round_, poor, stake="5.01", key="p")
+    services.close_betting(round_id=round_.pk)
+    assert services.add_extra_stake(round_id=round_.pk, bet="r", kind="insurance").extra.amount == D("2.50")
+    assert services.add_extra_stake(round_id=round_.pk, bet="p", kind="insurance").action is None
+
+
+def test_rules_4_extras_fit_the_bet(eur):
+    player = PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, player, key="m")
+    bet(round_, player, type="lucky_trio", stake="1.00", key="lt")
+    with pytest.raises(IllegalTransition):  # betting still open
+        services.add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
+    services.close_betting(round_id=round_.pk)
+    with pytest.raises(InvalidExtra):
+        services.add_extra_stake(round_id=round_.pk, bet="lt", kind="double", cards=["5H", "6D"])
+    with pytest.raises(InvalidExtra):  # hand 2 without a split
+        services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["5H", "6D"])
+    with pytest.raises(NotFound):
+        services.add_extra_stake(round_id=round_.pk, bet="nope", kind="insurance")
+
+
+# --- RULES 10: suspend, resume, cancel -------------------------------------------------------------
+
+def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
+    player = PlayerFactory(funded="100.00")
+    round_ = closed_round(BoundlessTableFactory(), player)
+    services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    assert balance(player) == D("80.00")
+    pk = Bet.objects.get().pk
+    services.cancel(round_id=round_.pk, reason="scanner fault")
+    round_.refresh_from_db()
+    assert round_.state == Round.State.VOIDED and round_.cancelled_at and round_.voided_at
+    assert balance(player) == D("100.00")
+    assert keys("refund:") == {f"refund:{pk}", f"refund:double:{pk}"}
+    assert Bet.objects.get().state == Bet.State.REFUNDED
+    assert kinds(round_)[-3:] == ["cancelled", "bet_refunded", "voided"]
+    with pytest.raises(IllegalTransition):
+        services.cancel(round_id=round_.pk, reason="again")
+
+
+def test_rules_10_suspend_resume_and_illegal_transitions(eur):
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    with pytest.raises(IllegalTransition):
+        rounds.suspend(round_id=round_.pk, reason="fault")  # OPEN: not suspendable
+    services.close_betting(round_id=round_.pk)
+    with pytest.raises(IllegalTransition):
+        services.close_betting(round_id=round_.pk)
+    rounds.suspend(round_id=round_.pk, reason="misread card")
+    with pytest.raises(IllegalTransition):
+        rounds.record_result(round_id=round_.pk, record={})
+    rounds.resume(round_id=round_.pk)
+    assert Round.objects.get(pk=round_.pk).state == Round.State.CLOSED
+    rounds.suspend(round_id=round_.pk, reason="again")
+    services.cancel(round_id=round_.pk, reason="unresolved")
+    assert Round.objects.get(pk=round_.pk).state == Round.State.VOIDED
+    assert kinds(round_) == ["opened", "betting_closed", "suspended", "resumed", "suspended", "cancelled", "voided"]
+
+
+def test_rules_10_classic_host_disconnect_reshuffles_the_shoe(eur):
+    table = ClassicTableFactory()
+    round_ = RoundFactory(table=table)
+    services.cancel(round_id=round_.pk, reason="host disconnected", host_disconnected=True)
+    with pytest.raises(IllegalTransition):
+        RoundFactory(table=table, shoe=1)
+    assert RoundFactory(table=table, shoe=2).shoe_round == 1
+
+
+def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
+    table = TableFactory()
+    round_ = rounds.open_round(table_code=table.code, external_id="X-1", shoe=1)
+    assert rounds.open_round(table_code=table.code, external_id="X-1", shoe=1).pk == round_.pk
+    with pytest.raises(IllegalTransition):
+        rounds.open_round(table_code=table.code, external_id="X-2", shoe=1)
+    with pytest.raises(NotFound):
+        rounds.open_round(table_code="nope", external_id="X-3", shoe=1)
