@@ -3,14 +3,15 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 TEST_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack
+BENCH_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack_bench
 TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
 # The environment the tests and benchmarks run in: PostgreSQL, Redis, production-like settings.
 TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
             CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 \
             SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 
-.PHONY: install run test services bench bench-ledger bench-engine bench-wagering bench-settlement \
-        bench-admin bench-api bench-run bench-rtp
+BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp
+.PHONY: install run test services $(BENCHES)
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,5 +34,6 @@ services:
 test: install services
 	$(TEST_ENV) $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider tests
 
-bench-%: install services
-	$(TEST_ENV) $(PY) -m tests.bench.$*
+# Benchmarks use their own database, blackjack_bench (created by tests/services.sh).
+$(BENCHES): bench-%: install services
+	$(TEST_ENV) DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) -m tests.bench.$*

@@ -11,7 +11,7 @@ the wallet for operators. Money is ``Decimal`` in the currency's major units (``
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
@@ -97,7 +97,9 @@ def post(postings, *, allow_negative=False):
         for e in entries:
             e.transaction_id = e.transaction.pk
         LedgerEntry.objects.bulk_create(entries, batch_size=2000)
-        Account.objects.bulk_update(wallets.values(), ["balance", "negative_flagged"], batch_size=1000)
+        with connection.cursor() as cursor:
+            cursor.executemany("UPDATE accounts_account SET balance = %s, negative_flagged = %s WHERE id = %s",
+                               [(w.balance, w.negative_flagged, w.pk) for w in wallets.values()])
         for p in postings:  # keep the caller's instances in step with the database
             for account in (p.source, p.destination):
                 if account.pk in wallets:

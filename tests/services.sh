@@ -20,9 +20,11 @@ psql_su() { su postgres -c "psql -v ON_ERROR_STOP=1 -qtAc \"$1\""; }
 if [ "$(psql_su "SELECT 1 FROM pg_roles WHERE rolname='blackjack'")" != "1" ]; then
   psql_su "CREATE ROLE blackjack LOGIN SUPERUSER PASSWORD 'blackjack'"
 fi
-if [ "$(psql_su "SELECT 1 FROM pg_database WHERE datname='blackjack'")" != "1" ]; then
-  psql_su "CREATE DATABASE blackjack OWNER blackjack"
-fi
+for db in blackjack blackjack_bench; do
+  if [ "$(psql_su "SELECT 1 FROM pg_database WHERE datname='$db'")" != "1" ]; then
+    psql_su "CREATE DATABASE $db OWNER blackjack"
+  fi
+done
 
 if ! redis-cli -p 6379 ping >/dev/null 2>&1; then
   redis-server --port 6379 --daemonize yes --save '' --appendonly no >/dev/null

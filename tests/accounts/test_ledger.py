@@ -1,0 +1,205 @@
+"""The double-entry ledger (issue "foundation"): every rule of posting, idempotency, funds,
+currencies, immutability and reconciliation, on PostgreSQL."""
+
+import itertools
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import IntegrityError, connection, transaction
+
+from accounts import services as ledger
+from accounts.exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds, InvalidAmount
+from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+from accounts.money import parse_amount
+from accounts.reconcile import reconcile
+from tables.engine.money import round_down
+
+pytestmark = pytest.mark.django_db
+_codes = itertools.count()
+
+
+def make_player(kind=Player.Kind.REAL):
+    n = next(_codes)
+    user = get_user_model().objects.create(username=f"ledger-{n}")
+    return ledger.create_player(user=user, code=f"lp-{n}", account_kind=kind)
+
+
+@pytest.fixture
+def eur(db):
+    return Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})[0]
+
+
+@pytest.fixture
+def fun(db):
+    return Currency.objects.get_or_create(code="FUN", defaults={"minor_units": 2, "play_for_fun": True})[0]
+
+
+@pytest.fixture
+def wallet(eur):
+    return ledger.wallet_for(player=make_player(), currency=eur)
+
+
+@pytest.fixture
+def house(eur):
+    return ledger.house_account(name="table:T1", currency=eur)
+
+
+def balance(account):
+    account.refresh_from_db()
+    return account.balance
+
+
+def test_deposit_then_stake_and_return_are_exact(wallet, house):
+    ledger.deposit(wallet=wallet, amount="0.10", key="dep:1")
+    ledger.deposit(wallet=wallet, amount="0.20", key="dep:2")
+    assert balance(wallet) == Decimal("0.30")
+    ledger.deposit(wallet=wallet, amount="12.05", key="dep:3")
+    ledger.post_stake(wallet=wallet, house=house, amount="12.35", key="stake:1")
+    assert balance(wallet) == 0
+    # RULES 5 [decision]: 12.35 x 1.5 = 18.525 pays 18.52 (rounded down by the engine's one helper)
+    won = round_down(Decimal("12.35") * Decimal("1.5"))
+    ledger.post_return(wallet=wallet, house=house, amount=won + Decimal("12.35"), key="payout:1")
+    assert balance(wallet) == Decimal("30.87")
+    entries = list(LedgerEntry.objects.filter(account=wallet).order_by("id").values_list("amount", "balance_after"))
+    assert entries[-1] == (Decimal("30.87"), Decimal("30.87"))
+    assert reconcile().ok
+
+
+@pytest.mark.parametrize("bad", [0.1, 1.0, True, "abc", "NaN", "Infinity", "1.005", "-1", "0", "1e20", None, [1]])
+def test_bad_amounts_are_rejected_and_move_nothing(wallet, bad):
+    with pytest.raises(InvalidAmount):
+        ledger.deposit(wallet=wallet, amount=bad, key="dep:bad")
+    assert balance(wallet) == 0 and not LedgerTransaction.objects.filter(key="dep:bad").exists()
+
+
+def test_parse_amount_quantises_to_the_minor_unit():
+    assert parse_amount("12.3", 2) == Decimal("12.30") and str(parse_amount(5, 0)) == "5"
+    with pytest.raises(InvalidAmount):
+        parse_amount("18.525", 2)
+
+
+def test_same_key_twice_returns_the_first_transaction_and_moves_money_once(wallet):
+    first = ledger.deposit(wallet=wallet, amount="10.00", key="dep:x")
+    again = ledger.deposit(wallet=wallet, amount="10", key="dep:x")
+    assert first.pk == again.pk and balance(wallet) == Decimal("10.00")
+    assert LedgerTransaction.objects.filter(key="dep:x").count() == 1
+
+
+def test_same_key_with_a_different_amount_raises_and_moves_nothing(wallet, house):
+    ledger.deposit(wallet=wallet, amount="10.00", key="dep:y")
+    with pytest.raises(IdempotencyConflict):
+        ledger.deposit(wallet=wallet, amount="11.00", key="dep:y")
+    with pytest.raises(IdempotencyConflict):  # same key, other kind of movement
+        ledger.post_stake(wallet=wallet, house=house, amount="10.00", key="dep:y")
+    assert balance(wallet) == Decimal("10.00")
+
+
+def test_a_wallet_never_goes_below_zero(wallet, house):
+    ledger.deposit(wallet=wallet, amount="5.00", key="dep:z")
+    with pytest.raises(InsufficientFunds):
+        ledger.post_stake(wallet=wallet, house=house, amount="5.01", key="stake:z")
+    with pytest.raises(InsufficientFunds):
+        ledger.withdraw(wallet=wallet, amount="6", key="wd:z")
+    assert balance(wallet) == Decimal("5.00") and not LedgerTransaction.objects.filter(key="stake:z").exists()
+
+
+def test_database_refuses_a_negative_wallet_even_if_code_tries(wallet):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Account.objects.filter(pk=wallet.pk).update(balance=Decimal("-1"))
+
+
+def test_a_batch_is_all_or_nothing(wallet, house):
+    ledger.deposit(wallet=wallet, amount="10.00", key="dep:b")
+    postings = [ledger.Posting(f"stake:b{i}", "stake", wallet, house, Decimal("4.00")) for i in range(3)]
+    with pytest.raises(InsufficientFunds):
+        ledger.post(postings)
+    assert balance(wallet) == Decimal("10.00") and LedgerTransaction.objects.count() == 1
+    done = ledger.post(postings[:2])
+    assert [t.key for t in done] == ["stake:b0", "stake:b1"]
+    assert list(LedgerEntry.objects.filter(account=wallet).order_by("id").values_list("balance_after", flat=True)) \
+        == [Decimal("10.00"), Decimal("6.00"), Decimal("2.00")]
+
+
+def test_the_same_key_twice_in_one_batch_is_a_conflict(wallet, house):
+    ledger.deposit(wallet=wallet, amount="10.00", key="dep:c")
+    p = ledger.Posting("stake:c", "stake", wallet, house, Decimal("1.00"))
+    with pytest.raises(IdempotencyConflict):
+        ledger.post([p, p])
+
+
+def test_currencies_never_meet(wallet, eur, fun):
+    """RULES.md 9: real and play-for-fun money can never meet in one transaction."""
+    fun_house = ledger.house_account(name="table:T1", currency=fun)
+    ledger.deposit(wallet=wallet, amount="10.00", key="dep:m")
+    with pytest.raises(CurrencyMismatch):
+        ledger.post_stake(wallet=wallet, house=fun_house, amount="1.00", key="stake:m")
+    assert balance(wallet) == Decimal("10.00")
+
+
+def test_reversal_may_take_a_wallet_negative_and_flags_it(wallet, house):
+    ledger.deposit(wallet=wallet, amount="1.00", key="dep:r")
+    ledger.post([ledger.Posting("reverse:1", "reversal", wallet, house, Decimal("3.00"))], allow_negative=True)
+    wallet.refresh_from_db()
+    assert wallet.balance == Decimal("-2.00") and wallet.negative_flagged
+    report = reconcile()
+    assert report.ok and report.flagged  # by design: shown to operators, not a breach
+    with pytest.raises(InsufficientFunds):  # ordinary stakes still need funds
+        ledger.post_stake(wallet=wallet, house=house, amount="0.01", key="stake:r")
+
+
+def test_adjustments_credit_and_debit(wallet, house):
+    ledger.post_adjustment(wallet=wallet, house=house, amount="7.50", key="adjust:1")
+    ledger.post_adjustment(wallet=wallet, house=house, amount="-2.50", key="adjust:2")
+    assert balance(wallet) == Decimal("5.00")
+    with pytest.raises(InsufficientFunds):
+        ledger.post_adjustment(wallet=wallet, house=house, amount="-5.01", key="adjust:3")
+
+
+def test_ledger_rows_are_immutable(wallet):
+    txn = ledger.deposit(wallet=wallet, amount="1.00", key="dep:i")
+    entry = txn.entries.first()
+    with pytest.raises(TypeError):
+        entry.save()
+    with pytest.raises(TypeError):
+        txn.delete()
+    with pytest.raises(Exception, match="immutable"), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("UPDATE accounts_ledgerentry SET amount = 2 WHERE id = %s", [entry.pk])
+
+
+def test_can_take_seat_is_false_for_trial_accounts_and_play_for_fun_money(eur, fun):
+    """RULES.md 9: trial accounts and play-for-fun currencies never occupy a seat."""
+    real, trial = make_player(), make_player(Player.Kind.TRIAL)
+    assert ledger.can_take_seat(real, eur)
+    assert not ledger.can_take_seat(real, fun)
+    assert not ledger.can_take_seat(trial, eur)
+
+
+def test_one_wallet_per_player_and_currency(eur):
+    player = make_player()
+    assert ledger.wallet_for(player=player, currency=eur).pk == ledger.wallet_for(player=player, currency="EUR").pk
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Account.objects.create(kind="wallet", player=player, currency=eur)
+
+
+def test_reconcile_finds_a_tampered_balance(wallet, capsys):
+    ledger.deposit(wallet=wallet, amount="10.00", key="dep:t")
+    call_command("reconcile")
+    assert "reconcile: clean" in capsys.readouterr().out
+    Account.objects.filter(pk=wallet.pk).update(balance=Decimal("11.00"))
+    report = reconcile()
+    assert not report.ok and "differs from its entries" in report.breaches[0]
+    with pytest.raises(CommandError):
+        call_command("reconcile")
+
+
+def test_reconcile_finds_an_unbalanced_transaction(wallet):
+    txn = ledger.deposit(wallet=wallet, amount="10.00", key="dep:u")
+    with connection.cursor() as cursor:  # a hand-written row that breaks double entry
+        cursor.execute("INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount) VALUES (%s, %s, 1)",
+                       [txn.pk, wallet.pk])
+    breaches = " ".join(reconcile().breaches)
+    assert "unbalanced" in breaches and "sum to" in breaches

@@ -1,0 +1,42 @@
+"""Shared pieces of the benchmark scripts (``make bench-<name>`` = ``python -m tests.bench.<name>``).
+
+Benchmarks run on the database of ``DATABASE_URL`` (``make`` points it at a dedicated
+``blackjack_bench`` PostgreSQL database, migrated first), print their numbers, and never assert a
+timing; a benchmark may exit non-zero on a ratio it promises."""
+
+import os
+import time
+from contextlib import contextmanager
+
+import django
+
+
+def setup():
+    """Configure Django for a script and migrate the benchmark database."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+class Clock:
+    """``with clock.time("name"):`` records wall-clock seconds per name."""
+
+    def __init__(self):
+        self.seconds = {}
+
+    @contextmanager
+    def time(self, name):
+        start = time.perf_counter()
+        yield
+        self.seconds[name] = time.perf_counter() - start
+
+
+def report(title, rows):
+    """Print ``rows`` of (label, value, unit) under ``title`` as an aligned table."""
+    print(f"\n{title}")
+    width = max(len(label) for label, _, _ in rows)
+    for label, value, unit in rows:
+        shown = f"{value:,.0f}" if isinstance(value, (int, float)) and abs(value) >= 100 else f"{value:,.2f}"
+        print(f"  {label:<{width}}  {shown:>14} {unit}")
