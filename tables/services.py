@@ -182,7 +182,8 @@ def check_record(round_, record):
             if ours != theirs:
                 raise InvalidRecord(f"bets[{index}].{field}: the platform holds {ours!r}, the record says {theirs!r}",
                                     field=f"bets[{index}].{field}")
-        ours = _extra_totals(bet)
+    for index, (record_id, engine_bet) in enumerate(result.bets.items()):
+        ours = _extra_totals(bets[record_id])
         if ours != dict(engine_bet.extras):
             theirs = {k: str(v) for k, v in engine_bet.extras.items()}
             raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
