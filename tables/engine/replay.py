@@ -419,10 +419,10 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
     dealer_bj = is_blackjack(dealer[:2])
     peek_end = rules.peek and dealer_bj
     initial = pc[:2]
-    raw_paths: list = []   # (actions, [HandPlay], first bet)
+    raw_paths: list = []   # [actions, [HandPlay], number of bets]
     path_of: dict = {}
-    bet_path: list = []    # path index per main bet, in order
     max_pos = 2
+    mains = []
     for bet in pr.bets:
         if bet.type != "main":
             continue
@@ -441,7 +441,7 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
             if grouped:
                 path_of[key] = p
         raw_paths[p][2] += 1
-        bet_path.append(p)
+        mains.append((bet, p))
     if max_pos < len(pc):
         raise InvalidRecord("player_cards", f"{len(pc) - max_pos} card(s) left over "
                             f"(no player took them)")
@@ -465,26 +465,30 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
     if "poker_trio" in tables:
         side["poker_trio"] = sidebets.poker_trio(rules, c1, c2, up)
     results = {}
-    cache: dict = {}
     late = False
     ctx = (rules, mu, late)
-    it = iter(bet_path)
+    if grouped:
+        # every bet on the same path with the same stake and insurance flag gets the same amounts
+        # (rounding is per bet on its own stake, so equal stakes round equally)
+        cache: dict = {}
+        for bet, p in mains:
+            ck = (p, bet.stake, bet.insurance)
+            amounts = cache.get(ck)
+            if amounts is None:
+                amounts = cache[ck] = _amounts(rules, plans[p], bet.stake, bet.insurance, dealer_bj, mu, late)
+            results[bet.id] = BetResult(bet, amounts, ctx, plans[p], p)
+    else:
+        for bet, p in mains:
+            amounts = _amounts(rules, plans[p], bet.stake, bet.insurance, dealer_bj, mu, late)
+            results[bet.id] = BetResult(bet, amounts, ctx, plans[p], p)
     for bet in pr.bets:
-        if bet.type == "main":
-            p = next(it)
-            s = bet.stake
-            plan = plans[p]
-            if grouped:
-                ck = (p, s, bet.insurance)
-                amounts = cache.get(ck)
-                if amounts is None:
-                    amounts = cache[ck] = _amounts(rules, plan, s, bet.insurance, dealer_bj, mu, late)
-            else:
-                amounts = _amounts(rules, plan, s, bet.insurance, dealer_bj, mu, late)
-            results[bet.id] = BetResult(bet, amounts, ctx, plan, p)
-        else:
+        if bet.type != "main":
             pat, odds = side[bet.type]
             results[bet.id] = _side(bet, pat, odds, mu)
+    if len(results) == len(pr.bets):  # keep record order in the result
+        order = [b.id for b in pr.bets]
+        if list(results) != order:
+            results = {k: results[k] for k in order}
     return RoundResult(pr, results, paths=paths, ended_at_peek=peek_end)
 
 
