@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tables.engine import InvalidRecord, ruleset, settle
-from engine_helpers import boundless, main, seated
+from tests.engine.engine_helpers import boundless, main, seated
 
 
 def base():

@@ -3,7 +3,7 @@ import pytest
 
 from tables.engine import InvalidRecord, fallback, legal_actions, ruleset, settle
 from tables.engine.rules import DEFAULT_PAY_TABLES
-from engine_helpers import D, amounts, boundless, main, seated
+from tests.engine.engine_helpers import D, amounts, boundless, main, seated
 
 CL, PR, BL = ruleset("classic"), ruleset("premium"), ruleset("boundless")
 
