@@ -2,5 +2,7 @@ from django.apps import AppConfig
 
 
 class SettlementConfig(AppConfig):
-    default_auto_field = 'django.db.models.BigAutoField'
+    """Settlement: settle / void / resettle rounds, Celery tasks and beat, disputes, operator audit."""
+
+    default_auto_field = "django.db.models.BigAutoField"
     name = "settlement"

@@ -1,3 +1,198 @@
-from django.db import models
+"""Settlement's rows: each bet's settled detail, record corrections, operator alerts, disputes and
+the operator audit trail. Written only by ``settlement.services`` / ``settlement.disputes``;
+money columns use ``accounts.models.MONEY`` (``Decimal`` in the currency's major units).
+"""
 
-# Create your models here.
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import MONEY, Currency, Player
+from tables.models import Round, Table
+from wagering.exceptions import IllegalTransition
+from wagering.models import Bet
+
+
+class BetSettlement(models.Model):
+    """How one bet was settled (ROUND_RECORD.md "Result"): ``detail`` is the engine's
+    ``BetResult.to_dict()`` (hands with cards, score, outcome, stake, ``odds`` N of N:1 and return
+    rounded down to the minor unit (RULES 5); insurance; side-bet ``pattern``), so a page can show
+    "stake × (odds + 1), rounded down". ``correction`` is the ``RoundCorrection`` sequence it was
+    computed from (0 = the original record). Rewritten by a resettle; a void keeps it."""
+
+    bet = models.OneToOneField(Bet, on_delete=models.PROTECT, primary_key=True, related_name="settlement")
+    correction = models.PositiveIntegerField(default=0)
+    detail = models.JSONField()
+    settled_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"settlement of bet {self.bet_id}"
+
+
+class RoundCorrection(models.Model):
+    """A corrected round record after a proven misread card (RULES 10), kept beside the original
+    (``Round.record`` never changes): ``sequence`` 1, 2, … per round; the round's effective record is
+    its last correction, else the original (``effective_record``)."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="corrections")
+    sequence = models.PositiveIntegerField()
+    record = models.JSONField()
+    reason = models.TextField()
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="+")
+    actor_label = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["round", "sequence"]
+        constraints = [models.UniqueConstraint(fields=["round", "sequence"], name="one_correction_sequence_per_round")]
+
+    def __str__(self):
+        return f"{self.round_id} correction {self.sequence}"
+
+
+def effective_record(round_):
+    """The record ``round_`` is settled on: its last ``RoundCorrection.record``, else ``round_.record``."""
+    last = round_.corrections.order_by("-sequence").first()
+    return last.record if last else round_.record
+
+
+class Alert(models.Model):
+    """Something operators must look at: a ledger breach found by the hourly reconcile, a round that
+    could not be settled, a wallet taken negative by a reversal or resettle. ``payload`` is JSON
+    (money as decimal strings). Acknowledged by setting ``acknowledged_at``/``acknowledged_by``."""
+
+    class Kind(models.TextChoices):
+        RECONCILE_BREACH = "reconcile_breach", "Ledger breach"
+        SETTLEMENT_FAILED = "settlement_failed", "Settlement failed"
+        NEGATIVE_WALLET = "negative_wallet", "Wallet negative after a reversal"
+
+    class Severity(models.TextChoices):
+        INFO = "info", "Info"
+        WARNING = "warning", "Warning"
+        CRITICAL = "critical", "Critical"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    severity = models.CharField(max_length=8, choices=Severity.choices, default=Severity.WARNING)
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="alerts")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="alerts")
+    message = models.TextField()
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                        related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["acknowledged_at", "created_at"], name="alert_open")]
+
+    def __str__(self):
+        return f"{self.kind}: {self.message[:60]}"
+
+
+class Dispute(models.Model):
+    """A player's complaint about some of their own bets.
+
+    Status: OPEN → INVESTIGATING → UPHELD or REJECTED (``TRANSITIONS``; ``transition`` raises
+    ``IllegalTransition``). ``adjustment``: the signed amount credited (> 0) or debited (< 0) when
+    upheld, in ``currency``'s major units, posted as ``adjust:dispute:<pk>``."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        INVESTIGATING = "investigating", "Investigating"
+        UPHELD = "upheld", "Upheld"
+        REJECTED = "rejected", "Rejected"
+
+    TRANSITIONS = {
+        Status.OPEN: {Status.INVESTIGATING},
+        Status.INVESTIGATING: {Status.UPHELD, Status.REJECTED},
+        Status.UPHELD: set(),
+        Status.REJECTED: set(),
+    }
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="disputes")
+    bets = models.ManyToManyField(Bet, related_name="disputes")
+    reason = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
+    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="assigned_disputes")
+    resolution = models.TextField(blank=True)
+    adjustment = models.DecimalField(null=True, blank=True, **MONEY)
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["player", "created_at"], name="dispute_player_created")]
+
+    def __str__(self):
+        return f"dispute {self.pk} ({self.status})"
+
+    @property
+    def adjustment_key(self):
+        """Ledger key of the upheld adjustment."""
+        return f"adjust:dispute:{self.pk}"
+
+    def transition(self, to):
+        """Move to status ``to`` in memory (the caller saves under a row lock); stamps ``resolved_at``
+        on UPHELD/REJECTED. Raises ``IllegalTransition``."""
+        if to not in self.TRANSITIONS[self.Status(self.status)]:
+            raise IllegalTransition(f"dispute {self.pk} cannot go from {self.status} to {to}", state=self.status)
+        self.status = to
+        if to in (self.Status.UPHELD, self.Status.REJECTED):
+            self.resolved_at = timezone.now()
+
+
+class DisputeNote(models.Model):
+    """An operator's (or the player's) note on a dispute; append-only."""
+
+    dispute = models.ForeignKey(Dispute, on_delete=models.CASCADE, related_name="notes")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["dispute", "created_at", "id"]
+
+    def __str__(self):
+        return f"note {self.pk} on dispute {self.dispute_id}"
+
+
+class OperatorAction(models.Model):
+    """Audit row of one operator action (ARCHITECTURE: who, when, what, why), written by the service
+    that performs it (``settlement.audit.record``). ``actor`` is the Django user (None for the system,
+    e.g. the beat voiding a round suspended too long), ``actor_label`` a readable name
+    (``operator:<username>``, ``system``, ``game-server:<user>``). ``target_model`` is a model label
+    (``tables.round``), ``target_pk`` its primary key as a string. ``payload``: JSON, money as strings."""
+
+    class Action(models.TextChoices):
+        VOID_ROUND = "void_round", "Void round"
+        REVERSE_ROUND = "reverse_round", "Reverse settled round"
+        RESETTLE_ROUND = "resettle_round", "Resettle round"
+        ASSIGN_DISPUTE = "assign_dispute", "Assign dispute"
+        RESOLVE_DISPUTE = "resolve_dispute", "Resolve dispute"
+        MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="operator_actions")
+    actor_label = models.CharField(max_length=100)
+    action = models.CharField(max_length=32, choices=Action.choices)
+    target_model = models.CharField(max_length=64)
+    target_pk = models.CharField(max_length=64)
+    reason = models.TextField()
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["target_model", "target_pk"], name="operator_action_target")]
+        constraints = [models.CheckConstraint(condition=~Q(reason=""), name="operator_action_reason_required")]
+
+    def __str__(self):
+        return f"{self.actor_label} {self.action} {self.target_model}:{self.target_pk}"
