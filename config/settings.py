@@ -95,6 +95,9 @@ USE_I18N = True
 USE_TZ = True
 # Operators see times in their own zone (Bet Record date ranges); the default for the admin.
 OPERATOR_TIME_ZONE = env("OPERATOR_TIME_ZONE", default="UTC")
+# The largest manual adjustment (absolute, in major units of any currency) a Dispute officer may
+# make; Supervisors (``accounts.adjust_any``) are not limited.
+DISPUTE_OFFICER_ADJUSTMENT_LIMIT = env.decimal("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00")
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
