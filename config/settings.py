@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "tables",
     "wagering",
     "settlement",
+    "backoffice",
 ]
 
 MIDDLEWARE = [
@@ -162,3 +163,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Settlement -----------------------------------------------------------------------------------
+# The beat re-drives a RESULTED round still unsettled this long after its record arrived (a lost task).
+SETTLEMENT_REDRIVE_AFTER_SECONDS = env.int("SETTLEMENT_REDRIVE_AFTER_SECONDS", default=120)
+# Retries of a settlement task on a database OperationalError (lock timeout, deadlock, lost connection).
+SETTLEMENT_TASK_MAX_RETRIES = env.int("SETTLEMENT_TASK_MAX_RETRIES", default=5)
+# Test-only pause points in settlement (SETTLEMENT_TEST_PAUSE=<point>); never enable in production.
+SETTLEMENT_TEST_HOOKS = env.bool("SETTLEMENT_TEST_HOOKS", default=False)
