@@ -168,7 +168,7 @@ def check_record(round_, record):
         result = settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
     except EngineInvalidRecord as e:
         raise InvalidRecord(str(e), field=e.path) from None
-    bets = {b.record_id: b for b in round_.bets.filter(state__in=["placed", "accepted"])
+    bets = {b.record_id: b for b in round_.bets.exclude(state="refunded")
             .select_related("player").prefetch_related("extras")}
     unknown = [i for i in result.bets if i not in bets]
     missing = [i for i in bets if i not in result.bets]
@@ -208,5 +208,5 @@ def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=
     event(round_, RoundEvent.Kind.RESULTED, actor=actor, actor_user=actor_user, cut_card_out=cut_card_out).save()
     settle_round = settlement_hook("settlement.tasks", "settle_round")
     if settle_round is not None:
-        transaction.on_commit(lambda: settle_round.delay(round_.pk))
+        settle_round.delay_on_commit(round_.pk)
     return round_

@@ -23,7 +23,7 @@ from accounts.money import parse_amount
 from accounts.services import Posting, can_take_seat, house_account, post
 from tables.engine import fallback, parse_card, round_down, score
 from tables.models import Round, RoundEvent, Seat, Shoe, Variant
-from tables.services import event, lock_round, settlement_hook, unseat
+from tables.services import event, lock_round, unseat
 
 from .exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, InvalidExtra, InvalidInput,
                          LimitExceeded, NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable,
@@ -303,9 +303,11 @@ def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, 
     return outcome
 
 
-def _refund(round_, bets, *, actor="", actor_user=None):
-    """Refund ``bets`` of ``round_`` in full, stake and every extra stake (``refund:<bet>``,
-    ``refund:<kind>:<bet>``), mark them REFUNDED, and return one ``bet_refunded`` event per bet."""
+def refund_bets(round_, bets, *, actor="", actor_user=None):
+    """Refund ``bets`` (a ``Bet`` list, extras prefetched) of ``round_`` (a locked ``Round``) in full,
+    stake and every extra stake (``refund:<bet>``, ``refund:<kind>:<bet>``; RULES 10), mark them
+    REFUNDED, and return one unsaved ``bet_refunded`` event per bet. Used by ``close_betting``
+    (seat emptied) and by settlement's ``void_round``."""
     if not bets:
         return []
     table = round_.table
@@ -322,15 +324,6 @@ def _refund(round_, bets, *, actor="", actor_user=None):
     Bet.objects.filter(pk__in=[b.pk for b in bets]).update(state=Bet.State.REFUNDED, settled_at=timezone.now())
     return [event(round_, Kind.BET_REFUNDED, actor=actor, actor_user=actor_user, bet=b.pk, record_id=b.record_id,
                   refunded=str(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)))) for b in bets]
-
-
-def refund_round_stakes(*, round_, actor="", actor_user=None):
-    """Refund every open bet of ``round_`` (PLACED or ACCEPTED; a locked ``Round``) in full, extra
-    stakes included (RULES 10 void). Stand-in for settlement's ``void_round`` until it exists;
-    settlement takes this over. Returns the refunded ``Bet`` list."""
-    bets = list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).prefetch_related("extras"))
-    RoundEvent.objects.bulk_create(_refund(round_, bets, actor=actor, actor_user=actor_user))
-    return bets
 
 
 @transaction.atomic
@@ -365,7 +358,7 @@ def close_betting(*, round_id, actor="", actor_user=None):
                                          actor_user=actor_user))
                 else:
                     seat.save(update_fields=["rounds_without_bet"])
-        events += _refund(round_, orphans, actor=actor, actor_user=actor_user)
+        events += refund_bets(round_, orphans, actor=actor, actor_user=actor_user)
     accepted = round_.bets.filter(state=Bet.State.PLACED).update(state=Bet.State.ACCEPTED)
     events.insert(0, event(round_, Kind.BETTING_CLOSED, actor=actor, actor_user=actor_user,
                            accepted=accepted, refunded=len(orphans)))
@@ -456,9 +449,8 @@ def _check_extra_context(bet, kind, hand):
 @transaction.atomic
 def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=None):
     """Cancel a round still in play (OPEN, CLOSED or SUSPENDED; RULES 10): it takes no more bets
-    nor moves, and is voided: every bet refunded in full, extra stakes included. Settlement's
-    ``void_round(round_id=, reason=, actor=)`` runs after commit when settlement provides it;
-    until then ``refund_round_stakes`` refunds here and the round goes to VOIDED at once.
+    nor moves, and is voided in the same transaction by ``settlement.services.void_round``: every
+    bet refunded in full, extra stakes included.
     ``host_disconnected`` (classic, RULES 10): the whole shoe is reshuffled (its cut card is marked
     out, so the next round needs a new shoe). Returns the ``Round``. Raises ``NotFound``,
     ``IllegalTransition``."""
@@ -471,12 +463,5 @@ def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=No
         Shoe.objects.filter(pk=round_.shoe_id).update(cut_card_out=True)
     event(round_, Kind.CANCELLED, actor=actor, actor_user=actor_user, reason=reason,
           host_disconnected=host_disconnected).save()
-    void_round = settlement_hook("settlement.services", "void_round")
-    if void_round is not None:
-        transaction.on_commit(lambda: void_round(round_id=round_.pk, reason=reason, actor=actor))
-        return round_
-    refund_round_stakes(round_=round_, actor=actor, actor_user=actor_user)
-    round_.transition(Round.State.VOIDED)
-    round_.save(update_fields=["state", "voided_at"])
-    event(round_, Kind.VOIDED, actor=actor, actor_user=actor_user, reason=reason).save()
-    return round_
+    from settlement.services import void_round  # settlement imports this module
+    return void_round(round_id=round_.pk, reason=reason, actor=actor, actor_user=actor_user)

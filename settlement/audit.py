@@ -1,0 +1,35 @@
+"""The operator audit trail (ARCHITECTURE: operator actions write who, when, what, why).
+
+Every operator action service (void, resettle, dispute decision, manual adjustment) calls
+``require_reason`` first and ``record`` in its own transaction."""
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from .exceptions import ReasonRequired
+from .models import OperatorAction
+
+
+def actor_fields(actor, actor_user=None):
+    """``(label, user)`` for an ``actor`` that is a Django user (an operator: label
+    ``operator:<username>``) or a string label (``system``, ``game-server:<user>``; blank means
+    ``system``) with an optional ``actor_user``."""
+    if isinstance(actor, AbstractBaseUser):
+        return f"operator:{actor.get_username()}"[:100], actor
+    return (actor or "system")[:100], actor_user
+
+
+def require_reason(reason):
+    """``reason`` stripped; raises ``ReasonRequired`` if it is blank or not a string."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ReasonRequired("a reason is required")
+    return reason.strip()
+
+
+def record(*, actor, action, target, reason, actor_user=None, **payload):
+    """Write and return an ``OperatorAction``: ``actor`` as in ``actor_fields``, ``action`` an
+    ``OperatorAction.Action``, ``target`` the model instance acted on, ``reason`` (non-blank),
+    ``payload`` JSON-able keyword values (money as decimal strings)."""
+    label, user = actor_fields(actor, actor_user)
+    return OperatorAction.objects.create(actor=user, actor_label=label, action=action,
+                                         target_model=target._meta.label_lower, target_pk=str(target.pk),
+                                         reason=require_reason(reason), payload=payload)
