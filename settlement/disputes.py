@@ -1,0 +1,127 @@
+"""Disputes (a player contests some of their bets) and manual adjustments by operators.
+
+Status: OPEN → INVESTIGATING (assigned) → UPHELD (optionally with a signed adjustment posted to the
+player's wallet as ``adjust:dispute:<pk>``) or REJECTED. Operator services take ``actor`` (a user or
+a label, ``settlement.audit``) and write an ``OperatorAction``; they check no permission (the admin
+does). Money is ``Decimal`` (or a decimal string) in the currency's major units, never float.
+"""
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import LedgerTransaction
+from accounts.money import parse_amount
+from accounts.services import house_account, post_adjustment, wallet_for
+from wagering.models import Bet
+
+from . import audit
+from .exceptions import AdjustmentNotAllowed, MixedCurrencies, NoBets, NotOwnBets
+from .models import Dispute, DisputeNote, OperatorAction
+
+#: House account that manual adjustments are posted against (one per currency).
+ADJUSTMENTS_ACCOUNT = "adjustments"
+
+
+@transaction.atomic
+def open_dispute(*, player, bets, reason):
+    """Open a dispute of ``player`` (a ``Player``) about ``bets`` (``Bet`` instances or pks, all the
+    player's own, all in one currency) with ``reason`` (non-blank). Returns the ``Dispute``.
+    Raises ``NoBets``, ``NotOwnBets``, ``MixedCurrencies``, ``ReasonRequired``."""
+    reason = audit.require_reason(reason)
+    pks = {b.pk if isinstance(b, Bet) else int(b) for b in bets}
+    if not pks:
+        raise NoBets("a dispute names at least one bet")
+    found = list(Bet.objects.filter(pk__in=pks).values_list("pk", "player_id", "round__table__currency_id"))
+    if len(found) != len(pks) or any(player_id != player.pk for _, player_id, _ in found):
+        raise NotOwnBets("a player may only dispute their own bets")
+    currencies = {currency for _, _, currency in found}
+    if len(currencies) != 1:
+        raise MixedCurrencies(f"the bets are in several currencies: {sorted(currencies)}")
+    dispute = Dispute.objects.create(player=player, reason=reason, currency_id=currencies.pop())
+    dispute.bets.set(pks)
+    return dispute
+
+
+def _lock(dispute):
+    return Dispute.objects.select_for_update().get(pk=dispute.pk if isinstance(dispute, Dispute) else dispute)
+
+
+@transaction.atomic
+def assign_dispute(*, dispute, assignee, actor, actor_user=None):
+    """Give ``dispute`` (a ``Dispute`` or pk) to ``assignee`` (a user); an OPEN dispute becomes
+    INVESTIGATING. Returns the ``Dispute``. Raises ``IllegalTransition`` on a resolved one."""
+    dispute = _lock(dispute)
+    if dispute.status == Dispute.Status.OPEN:
+        dispute.transition(Dispute.Status.INVESTIGATING)
+    elif dispute.status != Dispute.Status.INVESTIGATING:
+        dispute.transition(Dispute.Status.INVESTIGATING)  # raises: resolved disputes are not reassigned
+    dispute.assignee = assignee
+    dispute.save(update_fields=["status", "assignee", "updated_at"])
+    audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.ASSIGN_DISPUTE, target=dispute,
+                 reason=f"assigned to {assignee.get_username()}", assignee=assignee.pk)
+    return dispute
+
+
+def add_note(*, dispute, author, text):
+    """Append a note by ``author`` (a user) to ``dispute``; returns the ``DisputeNote``.
+    Raises ``ReasonRequired`` for a blank text."""
+    return DisputeNote.objects.create(dispute_id=dispute.pk if isinstance(dispute, Dispute) else dispute,
+                                      author=author, text=audit.require_reason(text))
+
+
+@transaction.atomic
+def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, actor_user=None):
+    """Decide an INVESTIGATING ``dispute``: ``upheld`` True → UPHELD, and a non-zero ``adjustment``
+    (signed ``Decimal``/string in the dispute currency: > 0 credits the player, < 0 debits) is posted
+    through ``accounts.services.post_adjustment`` as ``adjust:dispute:<pk>`` against the house
+    account of the first disputed bet's table; False → REJECTED (no adjustment allowed).
+    ``resolution`` is the reason (non-blank). Submitting the same decision again returns the dispute
+    unchanged (nothing posted twice). Writes an ``OperatorAction``. Returns the ``Dispute``.
+    Raises ``ReasonRequired``, ``IllegalTransition``, ``AdjustmentNotAllowed``, ``InvalidAmount``,
+    ``InsufficientFunds`` (a debit the wallet cannot cover)."""
+    resolution = audit.require_reason(resolution)
+    dispute = _lock(dispute)
+    status = Dispute.Status.UPHELD if upheld else Dispute.Status.REJECTED
+    amount = None
+    if adjustment is not None:
+        if not upheld:
+            raise AdjustmentNotAllowed("a rejected dispute carries no adjustment")
+        amount = parse_amount(adjustment, dispute.currency.minor_units, allow_zero=True, allow_negative=True) or None
+    if dispute.status == status and dispute.adjustment == amount:
+        return dispute
+    if dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED):
+        raise AdjustmentNotAllowed(f"dispute {dispute.pk} was already decided {dispute.status}")
+    dispute.transition(status)
+    dispute.resolution, dispute.adjustment = resolution, amount
+    label, user = audit.actor_fields(actor, actor_user)
+    dispute.resolved_by = user
+    dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
+    if amount:
+        table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
+        post_adjustment(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
+                        house=house_account(name=table.house_name, currency=dispute.currency_id),
+                        amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
+    audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
+                 reason=resolution, upheld=upheld, adjustment=None if amount is None else str(amount))
+    return dispute
+
+
+@transaction.atomic
+def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_user=None):
+    """Credit (``amount`` > 0) or debit (< 0) ``player``'s wallet in ``currency`` (a ``Currency`` or
+    code) against the house account ``adjustments``, under ledger key ``adjust:manual:<key>``
+    (``key``: the caller's idempotency key; the same key again posts nothing and writes no second
+    audit row). Writes an ``OperatorAction``. Returns the ``LedgerTransaction``. Raises
+    ``ReasonRequired``, ``InvalidAmount``, ``InsufficientFunds``, ``IdempotencyConflict``."""
+    reason = audit.require_reason(reason)
+    wallet = wallet_for(player=player, currency=currency)
+    wallet = type(wallet).objects.select_for_update().select_related("currency").get(pk=wallet.pk)
+    ledger_key = f"adjust:manual:{key}"
+    existed = LedgerTransaction.objects.filter(key=ledger_key).exists()
+    txn = post_adjustment(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id),
+                          amount=amount, key=ledger_key, memo=reason)
+    if not existed:
+        audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
+                     target=wallet, reason=reason, key=ledger_key, amount=str(amount),
+                     at=timezone.now().isoformat())
+    return txn

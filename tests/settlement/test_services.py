@@ -1,0 +1,232 @@
+"""Service-level tests of settlement (RULES.md 5, 8, 10; ROUND_RECORD.md "Result") on PostgreSQL."""
+
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import Account
+from accounts.services import withdraw
+from settlement import services
+from settlement.exceptions import ReasonRequired
+from settlement.models import Alert, BetSettlement, OperatorAction, RoundCorrection
+from tables import services as rounds
+from tables.models import Round
+from tests.factories import BoundlessTableFactory, UserFactory
+from wagering import services as wagering
+from wagering.exceptions import IllegalTransition, InvalidRecord
+from wagering.models import Bet
+
+from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for
+
+pytestmark = pytest.mark.django_db
+
+
+def returns_of(round_):
+    return dict(Bet.objects.filter(round=round_).values_list("record_id", "returned"))
+
+
+def test_settle_pays_each_return_once_and_keeps_the_engine_detail():
+    round_, players = played_round()
+    services.settle_round(round_id=round_.pk)
+    round_.refresh_from_db()
+    assert round_.state == Round.State.SETTLED and round_.settled_at
+    for rid, (_, _, _, expected) in BETS.items():
+        bet = Bet.objects.get(round=round_, record_id=rid)
+        assert (bet.state, bet.returned) == (Bet.State.SETTLED, expected)
+        assert balance(players[rid]) == FUNDS - STAKED[rid] + expected
+        detail = bet.settlement.detail
+        assert detail["returned"] == str(expected) and detail["explanation"]
+    # zero returns are not posted
+    assert keys("payout:") == {f"payout:{b.pk}" for b in Bet.objects.filter(round=round_, returned__gt=0)}
+    double = BetSettlement.objects.get(bet__round=round_, bet__record_id="double").detail
+    assert double["hands"][0]["odds"] == "1" and double["hands"][0]["stake"] == "20.00"  # stake x odds shown
+    assert round_.events.filter(kind="settled").count() == 1
+
+
+def test_settle_twice_changes_nothing_the_second_time():
+    round_, players = played_round()
+    services.settle_round(round_id=round_.pk)
+    before = {rid: balance(p) for rid, p in players.items()}
+    services.settle_round(round_id=round_.pk)
+    assert {rid: balance(p) for rid, p in players.items()} == before
+    assert round_.events.filter(kind="settled").count() == 1
+
+
+def test_settle_ignores_rounds_not_resulted():
+    round_, _ = played_round(result=False)
+    services.settle_round(round_id=round_.pk)
+    assert Round.objects.get(pk=round_.pk).state == Round.State.CLOSED and not keys("payout:")
+
+
+def test_poison_record_goes_to_settlement_failed_with_an_alert_and_is_not_redriven():
+    round_, _ = played_round()
+    Round.objects.filter(pk=round_.pk).update(record={**round_.record, "dealer": ["7D", "TC", "5S"]},
+                                              resulted_at=timezone.now() - timezone.timedelta(hours=1))
+    services.settle_round(round_id=round_.pk)
+    round_.refresh_from_db()
+    assert round_.state == Round.State.SETTLEMENT_FAILED and "dealer" in round_.failure_reason
+    assert Alert.objects.filter(kind="settlement_failed", round=round_).count() == 1
+    assert not keys("payout:") and round_.pk not in services.unsettled_round_ids(older_than=0)
+    assert set(Bet.objects.filter(round=round_).values_list("state", flat=True)) == {Bet.State.ACCEPTED}
+
+
+@pytest.mark.parametrize("state", ["open", "closed", "suspended", "resulted", "settlement_failed"])
+def test_void_refunds_every_stake_and_extra_from_each_state(state):
+    round_, players = played_round(result=state in ("resulted", "settlement_failed"))
+    if state == "open":
+        Round.objects.filter(pk=round_.pk).update(state="open")
+    if state == "suspended":
+        rounds.suspend(round_id=round_.pk, reason="scanner")
+    if state == "settlement_failed":
+        Round.objects.filter(pk=round_.pk).update(state="settlement_failed", failure_reason="test")
+    operator = UserFactory()
+    services.void_round(round_id=round_.pk, reason="misdeal", actor=operator)
+    round_.refresh_from_db()
+    assert round_.state == Round.State.VOIDED
+    assert {rid: balance(p) for rid, p in players.items()} == {rid: FUNDS for rid in players}
+    double = Bet.objects.get(round=round_, record_id="double")
+    assert {f"refund:{double.pk}", f"refund:double:{double.pk}"} <= keys("refund:")
+    assert set(Bet.objects.filter(round=round_).values_list("state", flat=True)) == {Bet.State.REFUNDED}
+    action = OperatorAction.objects.get(target_model="tables.round", target_pk=str(round_.pk))
+    assert (action.actor, action.action, action.reason) == (operator, "void_round", "misdeal")
+    services.void_round(round_id=round_.pk, reason="again", actor=operator)  # idempotent
+    assert OperatorAction.objects.count() == 1 and balance(players["hit"]) == FUNDS
+
+
+def test_void_needs_a_reason():
+    round_, _ = played_round()
+    with pytest.raises(ReasonRequired):
+        services.void_round(round_id=round_.pk, reason="  ", actor="system")
+
+
+def test_void_of_a_settled_round_reverses_returns_and_flags_a_wallet_that_cannot_cover_it():
+    round_, players = played_round()
+    services.settle_round(round_id=round_.pk)
+    winner = players["double"]  # 100 - 20 + 40 = 120; takes out 110, keeps 10
+    withdraw(wallet=Account.objects.get(kind="wallet", player=winner), amount="110.00", key="w:1")
+    services.void_round(round_id=round_.pk, reason="card misread, cannot be proven", actor=UserFactory())
+    round_.refresh_from_db()
+    assert round_.state == Round.State.VOIDED
+    # stake 20 refunded, return 40 taken back: 10 + 20 - 40 = -10, flagged
+    wallet = Account.objects.get(kind="wallet", player=winner)
+    assert wallet.balance == Decimal("-10.00") and wallet.negative_flagged
+    assert Alert.objects.filter(kind="negative_wallet", round=round_).count() == 1
+    for rid, p in players.items():
+        if rid != "double":
+            assert balance(p) == FUNDS and not Account.objects.get(kind="wallet", player=p).negative_flagged
+    assert keys("reverse:") == {f"reverse:{b.pk}" for b in Bet.objects.filter(round=round_, returned__gt=0)}
+    assert OperatorAction.objects.get().action == "reverse_round"
+    assert round_.events.filter(kind="reversed").count() == 3
+
+
+def corrected(round_, dealer):
+    return record_for(round_, dealer=dealer)
+
+
+def test_resettle_posts_only_the_differences_and_keeps_the_original_record():
+    round_, players = played_round()
+    original = round_.record
+    services.settle_round(round_id=round_.pk)
+    operator = UserFactory()
+    # the dealer's second card was a 9, not a ten: 16, draws 5 -> 21
+    correction = services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]),
+                                         reason="misread 9C as TC", actor=operator)
+    assert correction.sequence == 1
+    round_.refresh_from_db()
+    assert round_.record == original and round_.state == Round.State.SETTLED
+    # hit 21 vs 21 pushes (20 -> 10), double pushes (40 -> 20), surrender unchanged, losers unchanged
+    assert returns_of(round_)["hit"] == Decimal("10.00") and returns_of(round_)["double"] == Decimal("20.00")
+    assert balance(players["hit"]) == FUNDS and balance(players["double"]) == FUNDS
+    assert balance(players["surrender"]) == FUNDS - 5
+    hit, double = (Bet.objects.get(round=round_, record_id=r) for r in ("hit", "double"))
+    assert keys("resettle:") == {f"resettle:{hit.pk}:1", f"resettle:{double.pk}:1"}
+    assert hit.settlement.correction == 1 and hit.settlement.detail["outcome"] == "push"
+    # a second correction: the dealer busts with TH -> stand and auto win, bust bonus pays 1:1
+    services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "TH"]),
+                            reason="misread again", actor=operator)
+    assert returns_of(round_) == {"hit": Decimal("20.00"), "stand": Decimal("20.00"), "auto": Decimal("20.00"),
+                                  "surrender": Decimal("5.00"), "double": Decimal("40.00"), "bust": Decimal("2.00")}
+    for rid, p in players.items():
+        assert balance(p) == FUNDS - STAKED[rid] + returns_of(round_)[rid]
+    assert list(RoundCorrection.objects.filter(round=round_).values_list("sequence", flat=True)) == [1, 2]
+    from settlement.models import effective_record
+    assert effective_record(round_)["dealer"] == ["7D", "9C", "TH"]
+    assert OperatorAction.objects.filter(action="resettle_round").count() == 2
+
+
+def test_resettle_debit_may_take_a_wallet_negative_flagged():
+    round_, players = played_round()
+    services.settle_round(round_id=round_.pk)
+    withdraw(wallet=Account.objects.get(kind="wallet", player=players["double"]), amount="120.00", key="w:2")
+    services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]),
+                            reason="misread", actor="operator:x")
+    wallet = Account.objects.get(kind="wallet", player=players["double"])
+    assert wallet.balance == Decimal("-20.00") and wallet.negative_flagged
+    assert Alert.objects.filter(kind="negative_wallet").count() == 1
+
+
+def test_resettle_of_a_failed_round_settles_it():
+    round_, players = played_round()
+    Round.objects.filter(pk=round_.pk).update(state="settlement_failed", failure_reason="x")
+    services.resettle_round(round_id=round_.pk, corrected_record=round_.record, reason="engine fixed",
+                            actor="operator:x")
+    round_.refresh_from_db()
+    assert round_.state == Round.State.SETTLED and not round_.failure_reason
+    assert balance(players["hit"]) == FUNDS + 10 and keys("resettle:") == set()
+
+
+def test_resettle_rejects_an_invalid_record_and_other_states():
+    round_, _ = played_round()
+    with pytest.raises(IllegalTransition):
+        services.resettle_round(round_id=round_.pk, corrected_record=round_.record, reason="r", actor="x")
+    services.settle_round(round_id=round_.pk)
+    with pytest.raises(InvalidRecord):
+        services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C"]),
+                                reason="r", actor="x")
+    assert not RoundCorrection.objects.exists()
+
+
+def test_cancel_voids_through_settlement_in_the_same_transaction():
+    round_, players = played_round(result=False)
+    wagering.cancel(round_id=round_.pk, reason="host disconnected", actor="game-server:gs")
+    round_.refresh_from_db()
+    assert round_.state == Round.State.VOIDED and round_.cancelled_at
+    assert all(balance(p) == FUNDS for p in players.values())
+    assert OperatorAction.objects.get().actor_label == "game-server:gs"
+
+
+def test_void_overdue_voids_only_rounds_suspended_past_their_table_limit():
+    slow = BoundlessTableFactory(suspend_limit_seconds=60)
+    quick = BoundlessTableFactory(suspend_limit_seconds=0)
+    kept, _ = played_round(slow, result=False)
+    overdue, players = played_round(quick, result=False)
+    for r in (kept, overdue):
+        rounds.suspend(round_id=r.pk, reason="shuffler jam")
+    assert services.void_overdue_rounds() == [overdue.pk]
+    assert Round.objects.get(pk=overdue.pk).state == Round.State.VOIDED
+    assert Round.objects.get(pk=kept.pk).state == Round.State.SUSPENDED
+    assert all(balance(p) == FUNDS for p in players.values())
+    assert OperatorAction.objects.get().actor_label == "system"
+
+
+def test_unsettled_round_ids_waits_the_redrive_delay():
+    round_, _ = played_round()
+    assert services.unsettled_round_ids(older_than=3600) == []
+    assert services.unsettled_round_ids(older_than=0) == [round_.pk]
+
+
+def test_reconcile_ledger_records_a_breach_as_an_alert():
+    assert services.reconcile_ledger().ok and not Alert.objects.exists()
+    round_, players = played_round()
+    Account.objects.filter(kind="wallet", player=players["hit"]).update(balance=Decimal("1.00"))
+    assert not services.reconcile_ledger().ok
+    alert = Alert.objects.get(kind="reconcile_breach")
+    assert alert.severity == "critical" and alert.payload["breaches"]
+    Account.objects.filter(kind="wallet", player=players["hit"]).update(balance=FUNDS - 10)  # for the teardown check
+
+
+def test_beat_schedule_rows_exist():
+    from django_celery_beat.models import PeriodicTask
+    tasks = set(PeriodicTask.objects.filter(enabled=True).values_list("task", flat=True))
+    assert {"settlement.redrive_unsettled", "settlement.void_overdue", "settlement.reconcile_ledger"} <= tasks
