@@ -1,0 +1,82 @@
+"""Disputes, manual adjustments and their audit rows (settlement/disputes.py)."""
+
+from decimal import Decimal
+
+import pytest
+
+from accounts.models import LedgerTransaction
+from settlement import disputes
+from settlement.exceptions import AdjustmentNotAllowed, NoBets, NotOwnBets, ReasonRequired
+from settlement.models import Dispute, OperatorAction
+from tests.factories import PlayerFactory, UserFactory
+from wagering.exceptions import IllegalTransition
+from wagering.models import Bet
+
+from .helpers import FUNDS, balance, played_round
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def disputed():
+    round_, players = played_round()
+    player = players["stand"]
+    return player, Bet.objects.get(round=round_, record_id="stand"), Bet.objects.get(round=round_, record_id="hit")
+
+
+def test_a_player_disputes_only_their_own_bets(disputed):
+    player, own, other = disputed
+    with pytest.raises(NotOwnBets):
+        disputes.open_dispute(player=player, bets=[own, other], reason="wrong card")
+    with pytest.raises(NoBets):
+        disputes.open_dispute(player=player, bets=[], reason="wrong card")
+    with pytest.raises(ReasonRequired):
+        disputes.open_dispute(player=player, bets=[own], reason="")
+    dispute = disputes.open_dispute(player=player, bets=[own.pk], reason="the dealer had 16")
+    assert (dispute.status, dispute.currency_id, list(dispute.bets.all())) == ("open", "EUR", [own])
+
+
+def test_upheld_dispute_posts_its_adjustment_once_and_is_audited(disputed):
+    player, own, _ = disputed
+    officer, boss = UserFactory(), UserFactory()
+    dispute = disputes.open_dispute(player=player, bets=[own], reason="the dealer had 16")
+    with pytest.raises(IllegalTransition):  # OPEN -> UPHELD skips the investigation
+        disputes.resolve_dispute(dispute=dispute, upheld=True, resolution="ok", actor=boss)
+    disputes.assign_dispute(dispute=dispute, assignee=officer, actor=boss)
+    disputes.add_note(dispute=dispute, author=officer, text="video checked")
+    for _ in range(2):  # a double submit posts once
+        dispute = disputes.resolve_dispute(dispute=dispute, upheld=True, resolution="video shows a win",
+                                           adjustment="20.00", actor=officer)
+    assert dispute.status == "upheld" and dispute.resolved_at and dispute.resolved_by == officer
+    assert balance(player) == FUNDS - 10 + 20
+    assert LedgerTransaction.objects.filter(key=f"adjust:dispute:{dispute.pk}").count() == 1
+    assert list(OperatorAction.objects.order_by("id").values_list("action", "actor")) == [
+        ("assign_dispute", boss.pk), ("resolve_dispute", officer.pk)]
+    assert dispute.notes.get().text == "video checked"
+    with pytest.raises(AdjustmentNotAllowed):  # a different second decision
+        disputes.resolve_dispute(dispute=dispute, upheld=False, resolution="no", actor=officer)
+
+
+def test_rejected_dispute_moves_no_money_and_takes_no_adjustment(disputed):
+    player, own, _ = disputed
+    dispute = disputes.open_dispute(player=player, bets=[own], reason="?")
+    disputes.assign_dispute(dispute=dispute, assignee=UserFactory(), actor="operator:x")
+    with pytest.raises(AdjustmentNotAllowed):
+        disputes.resolve_dispute(dispute=dispute, upheld=False, resolution="no", adjustment="5.00", actor="x")
+    dispute = disputes.resolve_dispute(dispute=dispute, upheld=False, resolution="the record is right", actor="x")
+    assert Dispute.objects.get().status == "rejected" and balance(player) == FUNDS - 10
+    with pytest.raises(IllegalTransition):
+        disputes.assign_dispute(dispute=dispute, assignee=UserFactory(), actor="x")
+
+
+def test_manual_adjustment_is_idempotent_on_its_key_and_audited():
+    player = PlayerFactory(funded="10.00")
+    operator = UserFactory()
+    for _ in range(2):
+        disputes.manual_adjustment(player=player, currency="EUR", amount=Decimal("-2.50"), reason="goodwill reversal",
+                                   actor=operator, key="ticket-7")
+    assert balance(player) == Decimal("7.50")
+    action = OperatorAction.objects.get()
+    assert (action.action, action.actor, action.payload["amount"]) == ("manual_adjustment", operator, "-2.50")
+    with pytest.raises(ReasonRequired):
+        disputes.manual_adjustment(player=player, currency="EUR", amount="1.00", reason="", actor=operator, key="t-8")
