@@ -128,6 +128,8 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "COERCE_DECIMAL_TO_STRING": True,
     "DATETIME_FORMAT": "iso-8601",
+    # Player API (wagering.player_api): requests per player; counters in the default cache.
+    "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Live blackjack back office API",
