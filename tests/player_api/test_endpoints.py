@@ -1,0 +1,73 @@
+"""The player API's endpoints: /me, the bet list and its filters, a bet's detail, a round, the ledger."""
+
+from decimal import Decimal
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import PlayerFactory, UserFactory
+from tests.wagering.conftest import client_for
+from wagering.models import Bet
+
+pytestmark = pytest.mark.django_db
+D = Decimal
+
+
+def test_me_shows_wallets(api, alice):
+    PlayerFactory  # noqa: B018
+    data = api.get("/api/v1/me").json()
+    assert data == {"code": "alice", "account_kind": "real", "wallets": [
+        {"currency": "EUR", "minor_units": 2, "play_for_fun": False, "balance": "1000.00"}]}
+
+
+def test_only_players_get_in(eur):
+    assert APIClient().get("/api/v1/me").status_code == 401
+    operator = UserFactory(is_staff=True, is_superuser=True)
+    response = client_for(operator).get("/api/v1/me")
+    assert response.status_code == 403 and response.json()["code"] == "permission_denied"
+
+
+def test_bet_list_totals_and_money(api, premium_round):
+    data = api.get("/api/v1/bets/").json()
+    assert [b["type"] for b in data["results"]] == ["pairs", "main"]  # newest first
+    main = data["results"][1]
+    assert (main["stake"], main["staked"], main["returned"], main["net"], main["state"], main["outcome"]) == (
+        "20.00", "20.00", "40.00", "20.00", "settled", "win")
+    assert data["totals"] == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00"}]
+    assert data["next"] is None and data["previous"] is None
+
+
+def test_bet_detail_of_a_bet_behind_hides_the_seated_player(premium_round, bob):
+    bet = Bet.objects.get(player=bob)
+    data = client_for(bob.user).get(f"/api/v1/bets/{bet.pk}").json()
+    assert data["play"]["hands"][0]["cards"] == ["TH", "9S"]
+    assert data["play"]["hands"][0]["decisions"] == [{"action": "stand", "by": "player"}]
+    assert data["play"]["dealer"] == {"cards": ["9D", "8C"], "score": 17, "blackjack": False, "bust": False}
+    assert "carol" not in str(data) and "c1" not in str(data)
+    assert [(e["key"], e["amount"]) for e in data["ledger"]] == [(f"stake:{bet.pk}", "-5.00"), (f"payout:{bet.pk}", "10.00")]
+
+
+def test_bet_detail_before_settlement_replays_the_record(boundless_round, bob):
+    bet = Bet.objects.get(player=bob)
+    data = client_for(bob.user).get(f"/api/v1/bets/{bet.pk}").json()
+    hand = data["play"]["hands"][0]
+    assert hand["cards"] == ["TH", "6C"] and hand["decisions"] == [{"action": "stand", "by": "auto"}]
+    assert data["state"] == "accepted" and data["returned"] is None
+    assert "alice" not in str(data)
+
+
+def test_round_detail(api, premium_round):
+    data = api.get(f"/api/v1/rounds/{premium_round.pk}").json()
+    assert data["result"]["dealer"]["cards"] == ["9D", "8C"]
+    assert [s["seat"] for s in data["result"]["seats"]] == [1, 2]
+    assert "decisions" not in data["result"]["seats"][0]["hands"][0]
+    assert [b["type"] for b in data["bets"]] == ["pairs", "main"]
+    assert "carol" not in str(data) and "bob" not in str(data)
+
+
+def test_ledger(api, premium_round, alice):
+    data = api.get("/api/v1/ledger/?page_size=2").json()
+    assert len(data["results"]) == 2 and data["next"]
+    rest = api.get(data["next"]).json()
+    keys = [e["key"] for e in data["results"] + rest["results"]]
+    assert keys[-1].startswith("test-deposit:") and len(keys) == len(set(keys)) == 4

@@ -1,0 +1,73 @@
+"""Query filters of the player API's bet list (django-filter)."""
+
+import zoneinfo
+from datetime import UTC, datetime, time, timedelta
+from functools import cache
+
+from django import forms
+from django_filters import rest_framework as filters
+from drf_spectacular.utils import extend_schema_field
+
+from tables.models import Variant
+
+from ..models import Bet
+from .pagination import MAX_ID
+
+#: The outcomes settlement writes on a bet (ROUND_RECORD.md "Result").
+OUTCOMES = ("blackjack", "win", "push", "lose", "surrender")
+
+
+@cache
+def time_zones():
+    """The IANA time-zone names this system knows, sorted."""
+    return sorted(zoneinfo.available_timezones())
+
+
+@extend_schema_field({"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID})
+class IdFilter(filters.NumberFilter):
+    """A primary key: a whole number from 1 to the bigint maximum (bigger is malformed: 400)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
+
+
+class BetFilter(filters.FilterSet):
+    """Filters of ``GET /api/v1/bets/``. ``date_from`` / ``date_to`` are calendar days (inclusive)
+    in the time zone ``tz`` (IANA name, default UTC): ``date_from=2026-03-31&tz=Europe/Berlin``
+    starts at 2026-03-30T22:00Z."""
+
+    date_from = filters.DateFilter(method="filter_date_from", help_text="First day (YYYY-MM-DD) in `tz`.")
+    date_to = filters.DateFilter(method="filter_date_to", help_text="Last day (YYYY-MM-DD), inclusive, in `tz`.")
+    tz = filters.ChoiceFilter(choices=[(z, z) for z in time_zones()], method="filter_tz",
+                              help_text="IANA time zone of the day boundaries and of the times shown (default UTC).")
+    table = filters.CharFilter(field_name="round__table__code", max_length=32, help_text="Table code.")
+    variant = filters.ChoiceFilter(field_name="round__table__variant", choices=Variant.choices)
+    type = filters.ChoiceFilter(choices=Bet.Type.choices, help_text="Bet type.")
+    state = filters.ChoiceFilter(choices=Bet.State.choices)
+    outcome = filters.ChoiceFilter(choices=[(o, o) for o in OUTCOMES])
+    round = IdFilter(field_name="round_id", help_text="Round id.")
+
+    class Meta:
+        model = Bet
+        fields = []
+
+    def zone(self):
+        """The requested ``ZoneInfo`` (UTC when none)."""
+        name = self.form.cleaned_data.get("tz")
+        return zoneinfo.ZoneInfo(name) if name else UTC
+
+    def _midnight(self, day):
+        return datetime.combine(day, time.min, tzinfo=self.zone())
+
+    def filter_date_from(self, queryset, name, value):
+        return queryset.filter(placed_at__gte=self._midnight(value))
+
+    def filter_date_to(self, queryset, name, value):
+        if value == value.max:
+            return queryset
+        return queryset.filter(placed_at__lt=self._midnight(value + timedelta(days=1)))
+
+    def filter_tz(self, queryset, name, value):
+        return queryset  # used by the date filters and for display

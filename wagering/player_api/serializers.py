@@ -1,0 +1,204 @@
+"""Response (and dispute request) shapes of the player API. Amounts are decimal strings in the
+currency's minor units (``"12.50"``); times are ISO 8601 with an offset."""
+
+from decimal import Decimal
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from accounts.models import Account, LedgerEntry
+
+from ..models import Bet, BetExtra
+
+AMOUNT_SCHEMA = {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?$", "example": "12.50"}
+
+
+@extend_schema_field(AMOUNT_SCHEMA)
+class MoneyField(serializers.Field):
+    """A ``Decimal`` (major units) shown as a decimal string with its currency's minor units.
+
+    ``currency``: dotted attribute path from the serialized object to its ``Currency``
+    (e.g. ``"round.table.currency"``). None stays None."""
+
+    def __init__(self, currency, **kwargs):
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+        self.currency_path = currency.split(".")
+
+    def get_attribute(self, instance):
+        currency = instance
+        for name in self.currency_path:
+            currency = getattr(currency, name)
+        return super().get_attribute(instance), currency.minor_units
+
+    def to_representation(self, value):
+        amount, minor_units = value
+        return None if amount is None else str(Decimal(amount).quantize(Decimal(1).scaleb(-minor_units)))
+
+
+class WalletSerializer(serializers.ModelSerializer):
+    currency = serializers.CharField(source="currency_id")
+    minor_units = serializers.IntegerField(source="currency.minor_units")
+    play_for_fun = serializers.BooleanField(source="currency.play_for_fun")
+    balance = MoneyField(currency="currency")
+
+    class Meta:
+        model = Account
+        fields = ["currency", "minor_units", "play_for_fun", "balance"]
+        read_only_fields = fields
+
+
+class MeSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The player's id at the game server.")
+    account_kind = serializers.CharField(help_text="real or trial")
+    wallets = WalletSerializer(many=True)
+
+
+class RoundSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    external_id = serializers.CharField()
+    table = serializers.CharField(source="table.code")
+    variant = serializers.CharField(source="table.variant")
+    currency = serializers.CharField(source="table.currency_id")
+    shoe_round = serializers.IntegerField()
+    state = serializers.CharField(help_text="open, closed, suspended, resulted, settled, settlement_failed, voided")
+
+
+class PlayerBetSerializer(serializers.ModelSerializer):
+    """A bet in a list: a ``wagering.selectors.with_money`` row."""
+
+    round = RoundSummarySerializer()
+    currency = serializers.CharField()
+    stake = MoneyField(currency="round.table.currency", help_text="The original stake.")
+    staked = MoneyField(currency="round.table.currency", help_text="Stake plus every extra stake.")
+    returned = MoneyField(currency="round.table.currency", source="returned_total", allow_null=True,
+                          help_text="Everything credited back (null while open).")
+    net = MoneyField(currency="round.table.currency", allow_null=True,
+                     help_text="returned - staked (null while open).")
+    state = serializers.CharField(help_text="placed, accepted, settled, refunded")
+
+    class Meta:
+        model = Bet
+        fields = ["id", "round", "type", "seat", "currency", "stake", "staked", "returned", "net", "state",
+                  "outcome", "placed_at", "settled_at"]
+        read_only_fields = fields
+
+
+class TotalsSerializer(serializers.Serializer):
+    currency = serializers.CharField(source="currency.code")
+    count = serializers.IntegerField()
+    staked = MoneyField(currency="currency")
+    returned = MoneyField(currency="currency", help_text="Open bets count as staked, not returned.")
+    net = MoneyField(currency="currency", help_text="returned - staked")
+
+
+class PlayerBetExtraSerializer(serializers.ModelSerializer):
+    amount = MoneyField(currency="bet.round.table.currency")
+    kind = serializers.CharField(help_text="double, split, insurance, follow_double, follow_split")
+
+    class Meta:
+        model = BetExtra
+        fields = ["kind", "hand", "amount", "created_at"]
+        read_only_fields = fields
+
+
+class LedgerEntrySerializer(serializers.ModelSerializer):
+    key = serializers.CharField(source="transaction.key", help_text="stake:<bet>, payout:<bet>, refund:<bet>, ...")
+    kind = serializers.CharField(source="transaction.kind")
+    currency = serializers.CharField(source="account.currency_id")
+    amount = MoneyField(currency="account.currency", help_text="Signed: > 0 credits the wallet.")
+    balance_after = MoneyField(currency="account.currency", allow_null=True)
+    created_at = serializers.DateTimeField(source="transaction.created_at")
+
+    class Meta:
+        model = LedgerEntry
+        fields = ["id", "key", "kind", "currency", "amount", "balance_after", "created_at"]
+        read_only_fields = fields
+
+
+# -- the replay of a bet (wagering.selectors.bet_replay / round_public) -------------------------------
+
+class DecisionSerializer(serializers.Serializer):
+    action = serializers.CharField(help_text="hit, stand, double, split, surrender")
+    by = serializers.ChoiceField(choices=["player", "auto"], help_text="auto = auto-play (no decision arrived).")
+
+
+class PublicHandSerializer(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    score = serializers.IntegerField()
+    soft = serializers.BooleanField()
+    blackjack = serializers.BooleanField()
+    split = serializers.BooleanField()
+    doubled = serializers.BooleanField()
+    surrendered = serializers.BooleanField()
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender")
+
+
+class HandSerializer(PublicHandSerializer):
+    decisions = DecisionSerializer(many=True)
+    stake = serializers.CharField(help_text="This bet's stake on the hand (decimal string).")
+    returned = serializers.CharField()
+    odds = serializers.CharField(allow_null=True, help_text="N of N:1 when paid.")
+    note = serializers.CharField(allow_null=True)
+
+
+class InsuranceSerializer(serializers.Serializer):
+    stake = serializers.CharField()
+    returned = serializers.CharField()
+    outcome = serializers.CharField()
+
+
+class DealerSerializer(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    score = serializers.IntegerField()
+    blackjack = serializers.BooleanField()
+    bust = serializers.BooleanField()
+
+
+class PlaySerializer(serializers.Serializer):
+    """How the bet was played and paid (engine replay of the round record)."""
+
+    dealer = DealerSerializer()
+    staked = serializers.CharField()
+    returned = serializers.CharField()
+    outcome = serializers.CharField()
+    extras = serializers.DictField(child=serializers.CharField(), help_text="Extra stakes by kind.")
+    seat = serializers.IntegerField(required=False)
+    hands = HandSerializer(many=True, required=False, help_text="Main and behind bets: the hand(s) the bet rode on.")
+    insurance = InsuranceSerializer(required=False, allow_null=True)
+    pattern = serializers.CharField(required=False, allow_null=True, help_text="Side bets: the pattern paid.")
+    odds = serializers.CharField(required=False, allow_null=True, help_text="Side bets: N of N:1 when paid.")
+    explanation = serializers.CharField()
+
+
+class PlayerBetDetailSerializer(PlayerBetSerializer):
+    extras = PlayerBetExtraSerializer(many=True)
+    play = PlaySerializer(allow_null=True, help_text="Null until the round has a result.")
+    ledger = LedgerEntrySerializer(many=True, help_text="The wallet entries of this bet's money.")
+
+    class Meta(PlayerBetSerializer.Meta):
+        fields = PlayerBetSerializer.Meta.fields + ["follow_double", "follow_split", "extras", "play", "ledger"]
+        read_only_fields = fields
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    hands = PublicHandSerializer(many=True)
+
+
+class RoundResultSerializer(serializers.Serializer):
+    dealer = DealerSerializer()
+    seats = SeatSerializer(many=True, help_text="Classic / premium: every seat's hands.")
+    player_cards = serializers.ListField(child=serializers.CharField(), allow_null=True,
+                                         help_text="Boundless: the shared player cards in dealt order.")
+    ended_at_peek = serializers.BooleanField()
+    late_dealer_blackjack = serializers.BooleanField()
+
+
+class PlayerRoundDetailSerializer(RoundSummarySerializer):
+    opened_at = serializers.DateTimeField()
+    resulted_at = serializers.DateTimeField(allow_null=True)
+    settled_at = serializers.DateTimeField(allow_null=True)
+    voided_at = serializers.DateTimeField(allow_null=True)
+    result = RoundResultSerializer(allow_null=True, help_text="Null until the round has a result.")
+    bets = PlayerBetSerializer(many=True, source="bets_of_player", help_text="Your bets in this round.")

@@ -1,0 +1,179 @@
+"""Player API views (``/api/v1/``): thin wrappers over ``wagering.selectors`` (and settlement's
+dispute services). Only the calling player's own data, ever: another player's bet, round or
+dispute answers 404, exactly like one that does not exist.
+
+Errors are ``{"code": ..., "detail": ...}`` (``wagering.api.exception_handler``): 400
+``invalid_input`` (bad filter values, unknown query parameters, NUL bytes, bad cursor or page
+size, bad body), 401 ``not_authenticated`` / ``authentication_failed``, 403 ``permission_denied``
+(a user without a player: game-server accounts, operators), 404 ``not_found``, 429 ``throttled``.
+"""
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from django.utils import timezone
+from django_filters.rest_framework import DjangoFilterBackend
+from django_filters.utils import translate_validation
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions as drf
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.response import Response
+
+from accounts.selectors import wallets_of
+
+from .. import selectors
+from ..api import exception_handler as game_exception_handler
+from ..models import Bet
+from ..serializers import ErrorSerializer
+from . import serializers as s
+from .filters import BetFilter
+from .pagination import MAX_ID, KeysetPagination
+from .throttles import PlayerRateThrottle
+
+ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 429)}
+ID_PARAMETER = OpenApiParameter("id", {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+                                OpenApiParameter.PATH)
+
+
+def exception_handler(exc, context):
+    """The game-server API's error format, with Django's 404 / 403 given DRF's codes."""
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = drf.PermissionDenied()
+    return game_exception_handler(exc, context)
+
+
+class IsPlayer(BasePermission):
+    """An authenticated user who is a player (has a ``Player``)."""
+
+    message = "Only players may call this API."
+
+    def has_permission(self, request, view):
+        return hasattr(request.user, "player")
+
+
+class BetPagination(KeysetPagination):
+    """Bets newest first by ``(placed_at, id)``; the page also carries ``totals`` (set by the view)."""
+
+    ordering = ("placed_at", "id")
+
+    def get_paginated_response_schema(self, schema):
+        page = super().get_paginated_response_schema(schema)
+        amount = s.AMOUNT_SCHEMA
+        page["required"].append("totals")
+        page["properties"]["totals"] = {
+            "type": "array", "description": "Per currency, over every bet the filters select (all pages).",
+            "items": {"type": "object", "required": ["currency", "count", "staked", "returned", "net"],
+                      "properties": {"currency": {"type": "string"}, "count": {"type": "integer"},
+                                     "staked": amount, "returned": amount, "net": amount}}}
+        return page
+
+
+class PlayerAPIView(GenericAPIView):
+    """Base of the player views: a player's token, the per-player throttle, the error format, and
+    strict query strings (``allowed_query_params`` plus the filter's and paginator's; anything else,
+    or a NUL byte anywhere, answers 400)."""
+
+    permission_classes = [IsAuthenticated, IsPlayer]
+    throttle_classes = [PlayerRateThrottle]
+    filter_backends = []
+    pagination_class = None
+
+    def get_exception_handler(self):
+        return exception_handler
+
+    @property
+    def player(self):
+        return self.request.user.player
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        allowed = set(getattr(getattr(self, "filterset_class", None), "base_filters", ()))
+        if self.pagination_class:
+            allowed.update(self.paginator.query_params)
+        unknown = sorted(set(request.query_params) - allowed)
+        if unknown:
+            raise drf.ValidationError(f"unknown query parameter(s): {', '.join(unknown)[:200]}")
+        if any("\x00" in key or "\x00" in value for key, values in request.query_params.lists() for value in values):
+            raise drf.ValidationError("query parameters must not contain NUL bytes")
+
+    def filtered(self, queryset):
+        """``(queryset, cleaned filter values)`` by ``filterset_class``; ``ValidationError`` (400)."""
+        filterset = DjangoFilterBackend().get_filterset(self.request, queryset, self)
+        if not filterset.is_valid():
+            raise translate_validation(filterset.errors)
+        return filterset.qs, filterset.form.cleaned_data
+
+    def owned(self, queryset, pk):
+        """The row ``pk`` (a path string) of ``queryset`` (already limited to the player's own rows);
+        ``NotFound`` when it is not a positive id or not there."""
+        if not pk.isascii() or not pk.isdigit() or not 1 <= int(pk) <= MAX_ID:
+            raise drf.NotFound()
+        found = queryset.filter(pk=int(pk)).first()
+        if found is None:
+            raise drf.NotFound()
+        return found
+
+
+class MeView(PlayerAPIView):
+    @extend_schema(responses={200: s.MeSerializer, **ERRORS}, summary="Your account and wallets")
+    def get(self, request):
+        player = self.player
+        return Response(s.MeSerializer({"code": player.code, "account_kind": player.account_kind,
+                                        "wallets": wallets_of(player)}).data)
+
+
+class BetListView(PlayerAPIView):
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = BetFilter
+    pagination_class = BetPagination
+    queryset = Bet.objects.none()  # the model, for the schema and the cursor; rows: get_queryset
+
+    def get_queryset(self):
+        return selectors.bets_for_player(self.player)
+
+    @extend_schema(responses={200: s.PlayerBetSerializer(many=True), **ERRORS},
+                   summary="Your bets, newest first, with totals of the filtered range")
+    def get(self, request):
+        bets, filters = self.filtered(self.get_queryset())
+        with timezone.override(filters.get("tz") or "UTC"):
+            page = s.PlayerBetSerializer(self.paginate_queryset(bets), many=True).data
+            totals = s.TotalsSerializer(selectors.bet_totals(bets), many=True).data
+        response = self.get_paginated_response(page)
+        response.data["totals"] = totals
+        return response
+
+
+class BetDetailView(PlayerAPIView):
+    @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
+                   summary="One of your bets as the Bet Record shows it")
+    def get(self, request, id):  # noqa: A002 (the path's {id})
+        bet = self.owned(selectors.bets_for_player(self.player).prefetch_related("extras"), id)
+        bet.play = selectors.bet_replay(bet)
+        bet.ledger = selectors.bet_ledger_entries(bet)
+        return Response(s.PlayerBetDetailSerializer(bet).data)
+
+
+class RoundDetailView(PlayerAPIView):
+    @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerRoundDetailSerializer, **ERRORS},
+                   summary="A round you had a bet in: its public cards and result, and your bets")
+    def get(self, request, id):  # noqa: A002 (the path's {id})
+        round_ = self.owned(selectors.rounds_for_player(self.player), id)
+        round_.result = selectors.round_public(round_)
+        round_.bets_of_player = selectors.bets_for_player(self.player).filter(round=round_)
+        return Response(s.PlayerRoundDetailSerializer(round_).data)
+
+
+class LedgerView(PlayerAPIView):
+    pagination_class = KeysetPagination
+    queryset = selectors.LedgerEntry.objects.none()
+
+    def get_queryset(self):
+        return selectors.ledger_entries_for_player(self.player)
+
+    @extend_schema(responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
+                   summary="Your wallets' ledger entries, newest first")
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.LedgerEntrySerializer(page, many=True).data)

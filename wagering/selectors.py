@@ -1,0 +1,170 @@
+"""Reads of bets and rounds that the player API and the operator admin (Bet Record) share.
+
+Money is ``Decimal`` in the currency's major units. The detail of a bet (hands, decisions with
+auto-play marked, side-bet pattern, odds) is settlement's stored ``BetSettlement.detail``, or before
+settlement the rules engine's replay of the round's effective record (``tables.engine.settle``),
+which gives the same answer.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Case, Count, DecimalField, Exists, F, OuterRef, Q, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce
+
+from accounts.models import MONEY, Account, Currency, LedgerEntry
+from settlement.models import BetSettlement, effective_record
+from tables.engine import InvalidRecord, is_blackjack, score, settle
+from tables.models import Round
+
+from .models import Bet, BetExtra
+
+ZERO = Value(Decimal(0), output_field=DecimalField(**MONEY))
+
+
+def with_money(bets):
+    """``bets`` (a ``Bet`` queryset) annotated with ``extras_total`` (sum of its extra stakes),
+    ``staked`` (original stake + extras), ``returned_total`` (what came back: ``returned`` once
+    settled, everything staked once refunded, None while open), ``net`` (``returned_total`` -
+    ``staked``, None while open) and ``currency`` (the table's currency code)."""
+    extras = (BetExtra.objects.filter(bet=OuterRef("pk")).order_by().values("bet")
+              .annotate(total=Sum("amount")).values("total"))
+    bets = bets.annotate(extras_total=Coalesce(Subquery(extras, output_field=DecimalField(**MONEY)), ZERO))
+    bets = bets.annotate(staked=F("stake") + F("extras_total"))
+    refunded = Case(When(state=Bet.State.REFUNDED, then=F("staked")), default=None, output_field=DecimalField(**MONEY))
+    bets = bets.annotate(returned_total=Coalesce("returned", refunded), currency=F("round__table__currency_id"))
+    return bets.annotate(net=F("returned_total") - F("staked"))
+
+
+def bets_for_player(player):
+    """The bets of ``player``, newest first (by ``placed_at``, then ``id``), with ``with_money``
+    annotations and their round (without its record: ``round_result`` loads it), table and currency."""
+    return (with_money(Bet.objects.filter(player=player)).select_related("round__table__currency")
+            .defer("round__record").order_by("-placed_at", "-id"))
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Totals of a set of bets in one ``currency`` (a ``Currency``): ``count``, ``staked``,
+    ``returned``, ``net`` (returned - staked; negative = the player lost). Bets still open count as
+    staked, not returned."""
+
+    currency: Currency
+    count: int
+    staked: Decimal
+    returned: Decimal
+
+    @property
+    def net(self):
+        return self.returned - self.staked
+
+
+def bet_totals(bets):
+    """``[Totals]`` per currency (sorted by code) of ``bets`` (a ``with_money`` queryset, e.g. a
+    filtered ``bets_for_player``)."""
+    rows = (bets.order_by().values("currency")
+            .annotate(n=Count("id"), total_staked=Sum("staked"), total_returned=Sum(Coalesce("returned_total", ZERO)))
+            .order_by("currency"))
+    rows = list(rows)
+    currencies = Currency.objects.in_bulk([r["currency"] for r in rows])
+    return [Totals(currencies[r["currency"]], r["n"], r["total_staked"], r["total_returned"]) for r in rows]
+
+
+def bet_ledger_entries(bet):
+    """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
+    transactions. Keys (``wagering.services``, ``settlement.services``): ``stake:<pk>``, each extra
+    stake's key (``double:<pk>``, ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``,
+    ``refund:<pk>`` and ``refund:<extra key>``, ``reverse:<pk>`` and ``resettle:<pk>:<n>``."""
+    keys = [bet.stake_key(), f"payout:{bet.pk}", bet.refund_key(), f"reverse:{bet.pk}"]
+    for extra in bet.extras.all():
+        keys += [extra.key, extra.refund_key()]
+    ours = Q(transaction__key__in=keys) | Q(transaction__key__startswith=f"resettle:{bet.pk}:")
+    return (LedgerEntry.objects.filter(ours, account__kind=Account.Kind.WALLET, account__player_id=bet.player_id)
+            .select_related("transaction", "account__currency").order_by("id"))
+
+
+def ledger_entries_for_player(player):
+    """Every entry on ``player``'s wallets, newest first (by ``id``), with their transactions and
+    currencies."""
+    wallets = list(Account.objects.filter(kind=Account.Kind.WALLET, player=player).values_list("pk", flat=True))
+    return (LedgerEntry.objects.filter(account_id__in=wallets)
+            .select_related("transaction", "account__currency").order_by("-id"))
+
+
+def rounds_for_player(player):
+    """The rounds in which ``player`` has at least one bet, with their table and currency."""
+    return (Round.objects.filter(Exists(Bet.objects.filter(round=OuterRef("pk"), player=player)))
+            .select_related("table__currency"))
+
+
+def round_result(round_):
+    """The engine's ``RoundResult`` of ``round_``'s effective record (its last correction, else the
+    record received; ``round_.table.currency`` loaded), or None when there is none yet (betting,
+    play, or voided before a result) or it no longer replays under the table's current rules."""
+    return _replay(round_)[1]
+
+
+def _replay(round_):
+    """``(effective record or None, RoundResult or None)`` of ``round_``."""
+    record = effective_record(round_)
+    if not record:
+        return None, None
+    table = round_.table
+    try:
+        return record, settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
+    except (InvalidRecord, ValueError):
+        return record, None
+
+
+def _dealer(cards):
+    total = score(cards) if cards else 0
+    return {"cards": list(cards), "score": total, "blackjack": is_blackjack(cards[:2]), "bust": total > 21}
+
+
+def bet_replay(bet):
+    """What the Bet Record shows of ``bet``'s play (``bet.round`` with its table and currency
+    loaded): a dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail
+    as settlement stored it (``BetSettlement.detail``), or, before settlement, as the engine replays
+    the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``; main/behind:
+    ``hands`` (cards, score, outcome, stake, return, odds, ``decisions`` ``[{"action", "by":
+    "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and ``odds``; ``explanation``.
+    A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
+    a boundless bet only its own path. None while the round has no record."""
+    record = effective_record(bet.round)
+    if not record:
+        return None
+    stored = BetSettlement.objects.filter(bet=bet).values_list("detail", flat=True).first()
+    if stored is None:
+        result = round_result(bet.round)
+        if result is None or bet.record_id not in result.bets:
+            return None
+        stored = result.bets[bet.record_id].to_dict()
+    detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
+    detail["dealer"] = _dealer(record.get("dealer") or [])
+    return detail
+
+
+#: Keys of the engine's per-bet detail the player API leaves out (the record's ids, the boundless path index).
+PRIVATE_DETAIL = ("id", "player", "path")
+#: The fields of a played hand anyone at the table saw (no decisions: they are a player's own).
+PUBLIC_HAND_FIELDS = ("cards", "score", "soft", "blackjack", "split", "doubled", "surrendered", "outcome")
+
+
+def _public_hand(hand):
+    public = {f: getattr(hand, f) for f in PUBLIC_HAND_FIELDS}
+    public["cards"] = list(hand.cards)
+    return public
+
+
+def round_public(round_):
+    """The public face of ``round_``'s result (what the studio showed; ``round_.table.currency``
+    loaded): ``{"dealer": {...}, "seats": [{"seat": n, "hands": [...]}],
+    "player_cards": [...] (boundless: the shared sequence) or None, "ended_at_peek",
+    "late_dealer_blackjack"}``; hands carry ``PUBLIC_HAND_FIELDS`` only. None without a result."""
+    record, result = _replay(round_)
+    if result is None:
+        return None
+    seats = [{"seat": int(n), "hands": [_public_hand(h) for h in hands]}
+             for n, hands in sorted((result.seats or {}).items(), key=lambda item: int(item[0]))]
+    return {"dealer": _dealer(result.dealer_cards), "seats": seats, "player_cards": record.get("player_cards"),
+            "ended_at_peek": result.ended_at_peek, "late_dealer_blackjack": result.late_dealer_blackjack}
