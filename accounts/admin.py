@@ -1,3 +1,86 @@
-from django.contrib import admin
+"""Operator pages of players, wallets and the ledger: balances per currency, account kind, ledger
+entries with balance after, bets and disputes. All read-only; money moves only through the ledger
+services (the manual adjustment action on a wallet's page)."""
 
-# Register your models here.
+from django.contrib import admin
+from django.urls import path
+
+from backoffice import views as actions
+from backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from backoffice.selectors import audit_trail
+from wagering.selectors import bets_for_player, ledger_entries_for_player
+
+from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+from .selectors import account_balance, wallets_of
+
+#: Rows of each list shown on a player's or an account's page.
+PAGE_ROWS = 50
+
+
+@admin.register(Currency)
+class CurrencyAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "minor_units", "play_for_fun")
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Player)
+class PlayerAdmin(ReadOnlyAdmin):
+    """A player's page: wallets (balance per currency), latest ledger entries, bets and disputes."""
+
+    list_display = ("code", "user", "account_kind", "created_at")
+    list_filter = ("account_kind",)
+    search_fields = ("=code", "user__username")
+    list_select_related = ("user",)
+    change_form_template = "admin/accounts/player/change_form.html"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        player = self.get_object(request, object_id)
+        if player is not None:
+            extra_context = {**(extra_context or {}), "wallets": list(wallets_of(player)),
+                             "entries": list(ledger_entries_for_player(player)[:PAGE_ROWS]),
+                             "bets": list(bets_for_player(player)[:PAGE_ROWS]),
+                             "disputes": list(player.disputes.select_related("assignee").order_by("-created_at"))}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+class EntryInline(ReadOnlyInline):
+    model = LedgerEntry
+    fields = ("account", "amount", "balance_after")
+
+
+@admin.register(Account)
+class AccountAdmin(ReadOnlyAdmin):
+    """Wallets, house and cashier accounts; an account's page lists its latest entries and, for a
+    wallet, offers the manual adjustment."""
+
+    list_display = ("id", "kind", "player", "name", "currency", "balance", "negative_flagged")
+    list_filter = ("kind", "currency", "negative_flagged")
+    search_fields = ("=player__code", "name")
+    list_select_related = ("player", "currency")
+    show_full_result_count = False
+    change_form_template = "admin/accounts/account/change_form.html"
+
+    def get_urls(self):
+        return [path("<int:account_id>/adjust/", self.admin_site.admin_view(actions.account_adjust),
+                     name="accounts_account_adjust")] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        account = self.get_object(request, object_id)
+        if account is not None:
+            extra_context = {**(extra_context or {}), "balance": account_balance(account),
+                             "entries": list(account.entries.select_related("transaction").order_by("-id")[:PAGE_ROWS]),
+                             "audit": audit_trail(account),
+                             "can_adjust": account.is_wallet and (request.user.has_perm("accounts.adjust_small")
+                                                                  or request.user.has_perm("accounts.adjust_any"))}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+@admin.register(LedgerTransaction)
+class LedgerTransactionAdmin(ReadOnlyAdmin):
+    list_display = ("key", "kind", "currency", "memo", "created_at")
+    list_filter = ("kind", "currency")
+    search_fields = ("=key",)
+    show_full_result_count = False
+    inlines = [EntryInline]

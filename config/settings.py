@@ -6,6 +6,7 @@ to the real parts. ``DEBUG`` is off unless asked for, and ``SECRET_KEY`` is then
 A ``.env`` file at the project root is read if present (``make run`` writes one for local use).
 """
 
+from decimal import Decimal
 from pathlib import Path
 
 import environ
@@ -98,7 +99,7 @@ USE_TZ = True
 OPERATOR_TIME_ZONE = env("OPERATOR_TIME_ZONE", default="UTC")
 # The largest manual adjustment (absolute, in major units of any currency) a Dispute officer may
 # make; Supervisors (``accounts.adjust_any``) are not limited.
-DISPUTE_OFFICER_ADJUSTMENT_LIMIT = env.decimal("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00")
+DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

@@ -1,8 +1,99 @@
-"""Minimal admin registration of settlement's rows; the operator pages (Bet Record, disputes,
-alerts) are built on top of these by the admin app."""
+"""Operator pages of settlement: the dispute queue (oldest first, by status and assignee) and a
+dispute's page with the round replay beside it (assign, notes, resolve through
+``settlement.disputes``); alerts, corrections, bet settlements and the audit trail, read-only."""
 
 from django.contrib import admin
+from django.urls import path
+
+from backoffice import views as actions
+from backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from backoffice.selectors import audit_trail
+from tables.replay import build_replay
 
 from .models import Alert, BetSettlement, Dispute, DisputeNote, OperatorAction, RoundCorrection
 
-admin.site.register([Alert, BetSettlement, Dispute, DisputeNote, OperatorAction, RoundCorrection])
+
+class NoteInline(ReadOnlyInline):
+    model = DisputeNote
+    fields = ("created_at", "author", "text")
+    show_change_link = False
+
+
+class AssigneeFilter(admin.SimpleListFilter):
+    """Mine / unassigned / anyone's."""
+
+    title = "assignee"
+    parameter_name = "assignee"
+
+    def lookups(self, request, model_admin):
+        return [("me", "Assigned to me"), ("none", "Unassigned")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "me":
+            return queryset.filter(assignee=request.user)
+        if self.value() == "none":
+            return queryset.filter(assignee__isnull=True)
+        return queryset
+
+
+@admin.register(Dispute)
+class DisputeAdmin(ReadOnlyAdmin):
+    """The dispute queue and a dispute's page (its bets' round replayed beside the dispute)."""
+
+    list_display = ("id", "created_at", "player", "status", "assignee", "currency", "adjustment", "resolved_at")
+    list_filter = ("status", AssigneeFilter, "assignee")
+    list_select_related = ("player", "assignee")
+    search_fields = ("=player__code",)
+    ordering = ("created_at", "id")
+    inlines = [NoteInline]
+    change_form_template = "admin/settlement/dispute/change_form.html"
+    fields = ("player", "status", "assignee", "currency", "reason", "resolution", "adjustment", "created_at",
+              "resolved_at", "resolved_by")
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:dispute_id>/assign/", view(actions.dispute_assign), name="settlement_dispute_assign"),
+            path("<int:dispute_id>/note/", view(actions.dispute_note), name="settlement_dispute_note"),
+            path("<int:dispute_id>/resolve/", view(actions.dispute_resolve), name="settlement_dispute_resolve"),
+        ] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        dispute = self.get_object(request, object_id)
+        if dispute is not None:
+            bets = list(dispute.bets.select_related("round__table").order_by("id"))
+            replays = [build_replay(round_id, bet_id=next(b.pk for b in bets if b.round_id == round_id))
+                       for round_id in dict.fromkeys(b.round_id for b in bets)]
+            extra_context = {**(extra_context or {}), "bets": bets, "replays": replays, "audit": audit_trail(dispute),
+                             "can_resolve": request.user.has_perm("settlement.resolve_dispute"),
+                             "resolve_form": actions.ResolveForm()}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+@admin.register(Alert)
+class AlertAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "kind", "severity", "table", "round", "message", "acknowledged_at")
+    list_filter = ("kind", "severity", ("acknowledged_at", admin.EmptyFieldListFilter))
+    list_select_related = ("table", "round")
+
+
+@admin.register(OperatorAction)
+class OperatorActionAdmin(ReadOnlyAdmin):
+    """The audit trail: who did what, when, why."""
+
+    list_display = ("created_at", "actor_label", "action", "target_model", "target_pk", "reason")
+    list_filter = ("action", "target_model")
+    search_fields = ("=actor_label", "=target_pk")
+
+
+@admin.register(RoundCorrection)
+class RoundCorrectionAdmin(ReadOnlyAdmin):
+    list_display = ("round", "sequence", "actor_label", "created_at", "reason")
+    list_select_related = ("round",)
+
+
+@admin.register(BetSettlement)
+class BetSettlementAdmin(ReadOnlyAdmin):
+    list_display = ("bet", "correction", "settled_at")
+    list_select_related = ("bet",)
+    show_full_result_count = False

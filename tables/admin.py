@@ -1,8 +1,140 @@
-"""Minimal admin registration of tables, limits, seats, shoes, rounds and their timeline (the
-operator admin proper is built elsewhere)."""
+"""Operator pages of tables (limits, pay tables, status, penetration, suspend limit, with the
+variant's defaults from the engine) and rounds (list by table, state, date, shoe; the page is the
+round replay, with the void and resettle actions)."""
 
 from django.contrib import admin
+from django.urls import path
+from django.utils.html import format_html, format_html_join
+
+from backoffice import views as actions
+from backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from backoffice.selectors import audit_trail
 
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
+from .replay import build_replay
 
-admin.site.register([Table, TableLimit, Seat, Shoe, Round, RoundEvent])
+
+class TableLimitInline(admin.TabularInline):
+    model = TableLimit
+    extra = 0
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = ("number", "player", "rounds_without_bet")
+    show_change_link = False
+
+
+@admin.register(Table)
+class TableAdmin(admin.ModelAdmin):
+    """Table configuration (administrators edit it; roles only view). Pay-table overrides are checked
+    by the engine (``Table.clean``); the variant's defaults are shown beside them."""
+
+    list_display = ("code", "name", "variant", "currency", "status", "penetration", "suspend_limit_seconds", "seats")
+    list_filter = ("variant", "status", "currency")
+    search_fields = ("code", "name")
+    inlines = [TableLimitInline, SeatInline]
+    readonly_fields = ("effective_pay_tables", "variant_defaults")
+    fieldsets = [
+        (None, {"fields": ("code", "name", "variant", "currency", "status", "seats")}),
+        ("Shoe and suspension", {"fields": ("penetration", "suspend_limit_seconds")}),
+        ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults")}),
+    ]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="pay tables in force (N:1)")
+    def effective_pay_tables(self, table):
+        try:
+            rules = table.rules()
+        except ValueError as e:
+            return f"invalid overrides: {e}"
+        return _pay_tables_html(rules.pay_tables)
+
+    @admin.display(description="variant defaults (engine RuleSet)")
+    def variant_defaults(self, table):
+        from tables.engine import ruleset
+
+        rules = ruleset(table.variant)
+        facts = [("decks", rules.decks), ("seats", rules.seats or "unlimited"), ("hole card", rules.hole_card),
+                 ("peek", rules.peek), ("dealer stands on soft 17", rules.dealer_stands_soft_17),
+                 ("double fallback", rules.double_fallback), ("bet behind", rules.bet_behind),
+                 ("bet types", ", ".join(sorted(rules.bet_types))),
+                 ("side bets last shoe round", dict(rules.last_shoe_round) or "none"),
+                 ("published max RTP", f"{rules.max_rtp}%")]
+        return format_html("<dl>{}</dl>{}", format_html_join("", "<dt>{}</dt><dd>{}</dd>", facts),
+                           _pay_tables_html(rules.pay_tables))
+
+
+def _pay_tables_html(pay_tables):
+    rows = ((bet_type, pattern, odds) for bet_type, table in pay_tables.items() for pattern, odds in table.items())
+    return format_html("<table><tr><th>bet</th><th>pattern</th><th>odds</th></tr>{}</table>",
+                       format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}:1</td></tr>", rows))
+
+
+class ShoeFilter(admin.SimpleListFilter):
+    """Rounds of one shoe (``?shoe=<id>``; the link from a shoe's round count)."""
+
+    title = "shoe"
+    parameter_name = "shoe"
+
+    def lookups(self, request, model_admin):
+        shoe = self.value()
+        return [(shoe, f"shoe #{shoe}")] if shoe else []
+
+    def queryset(self, request, queryset):
+        return queryset.filter(shoe_id=self.value()) if self.value() else queryset
+
+
+@admin.register(Round)
+class RoundAdmin(ReadOnlyAdmin):
+    """Rounds by table, state, date and shoe; a round's page is its replay plus the actions."""
+
+    list_display = ("external_id", "table", "shoe_link", "shoe_round", "state", "opened_at", "settled_at")
+    list_select_related = ("table", "shoe")
+    list_filter = ("state", "table__variant", "table", ShoeFilter)
+    date_hierarchy = "opened_at"
+    search_fields = ("=external_id",)
+    ordering = ("-opened_at", "-id")
+    show_full_result_count = False
+    change_form_template = "admin/tables/round/change_form.html"
+    fields = ("table", "shoe", "shoe_round", "external_id", "state", "failure_reason", "opened_at", "closed_at",
+              "suspended_at", "cancelled_at", "resulted_at", "settled_at", "voided_at")
+
+    @admin.display(description="shoe", ordering="shoe__sequence")
+    def shoe_link(self, round_):
+        return format_html('<a href="?shoe={}">{}</a>', round_.shoe_id, round_.shoe.sequence)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:round_id>/void/", view(actions.void_round), name="tables_round_void"),
+            path("<int:round_id>/resettle/", view(actions.resettle_round), name="tables_round_resettle"),
+        ] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        round_ = self.get_object(request, object_id)
+        if round_ is not None:
+            extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk),
+                             "audit": audit_trail(round_),
+                             "can_void": request.user.has_perm("tables.void_round"),
+                             "can_resettle": request.user.has_perm("tables.resettle_round")}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+@admin.register(Shoe)
+class ShoeAdmin(ReadOnlyAdmin):
+    list_display = ("table", "sequence", "shuffled_at", "burn_count", "rounds_dealt", "cut_card_out")
+    list_filter = ("table", "cut_card_out")
+
+
+@admin.register(RoundEvent)
+class RoundEventAdmin(ReadOnlyAdmin):
+    list_display = ("round", "kind", "actor", "created_at")
+    list_filter = ("kind",)
+    list_select_related = ("round",)
+    show_full_result_count = False
+
+
+admin.site.register(Seat, ReadOnlyAdmin)

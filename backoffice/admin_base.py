@@ -1,0 +1,156 @@
+"""Pieces the operator admin classes share: read-only admins, input filters (text, date and amount
+ranges) and a paginator that never counts a million rows."""
+
+import zoneinfo
+from datetime import datetime, time, timedelta
+from decimal import Decimal, InvalidOperation
+
+from django.conf import settings
+from django.contrib import admin
+from django.core.paginator import Paginator
+from django.db import connection
+from django.utils.functional import cached_property
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Money, bets, records and the ledger are never edited in the admin: view only, no add, no
+    delete. Changes go through the services behind the operator actions."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """A read-only inline (same rule as ``ReadOnlyAdmin``)."""
+
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def operator_zone(request=None):
+    """The operator's time zone: the user's session zone if set, else ``settings.OPERATOR_TIME_ZONE``."""
+    name = (request.session.get("operator_time_zone") if request is not None else None) or settings.OPERATOR_TIME_ZONE
+    return zoneinfo.ZoneInfo(name)
+
+
+class InputFilter(admin.ListFilter):
+    """A sidebar filter made of text inputs (``inputs`` = ``[(parameter, label, kind)]``, kind
+    ``text``/``date``/``number``); subclasses implement ``filter(queryset, values)`` with the parsed
+    non-empty values. Bad input is ignored (shown back to the operator as is)."""
+
+    template = "admin/input_filter.html"
+    inputs = []
+
+    def __init__(self, request, params, model, model_admin):
+        super().__init__(request, params, model, model_admin)
+        for name, _, _ in self.inputs:
+            if name in params:
+                self.used_parameters[name] = params.pop(name)[-1].strip()
+
+    def has_output(self):
+        return True
+
+    def expected_parameters(self):
+        return [name for name, _, _ in self.inputs]
+
+    def choices(self, changelist):
+        others = [(k, v) for k, values in self.request.GET.lists() for v in values
+                  if k not in self.used_parameters and k not in {n for n, _, _ in self.inputs} and k != "p"]
+        yield {"inputs": [(name, label, kind, self.used_parameters.get(name, "")) for name, label, kind in self.inputs],
+               "hidden": others, "clear": changelist.get_query_string(remove=self.expected_parameters())}
+
+    def queryset(self, request, queryset):
+        values = {}
+        for name, _, kind in self.inputs:
+            raw = self.used_parameters.get(name)
+            if raw:
+                parsed = self.parse(kind, raw, request)
+                if parsed is not None:
+                    values[name] = parsed
+        return self.filter(queryset, values) if values else queryset
+
+    @staticmethod
+    def parse(kind, raw, request):
+        """``raw`` as a str, a Decimal (number) or an aware datetime at the start of the day in the
+        operator's zone (date); None if it does not parse."""
+        try:
+            if kind == "number":
+                return Decimal(raw)
+            if kind == "date":
+                return datetime.combine(datetime.strptime(raw, "%Y-%m-%d").date(), time(0), tzinfo=operator_zone(request))
+        except (InvalidOperation, ValueError):
+            return None
+        return raw
+
+    def filter(self, queryset, values):
+        raise NotImplementedError
+
+
+class DateRangeFilter(InputFilter):
+    """``<field>`` from one day to another (both inclusive) in the operator's time zone."""
+
+    field = None
+
+    def filter(self, queryset, values):
+        name_from, name_to = (n for n, _, _ in self.inputs)
+        if name_from in values:
+            queryset = queryset.filter(**{f"{self.field}__gte": values[name_from]})
+        if name_to in values:
+            queryset = queryset.filter(**{f"{self.field}__lt": values[name_to] + timedelta(days=1)})
+        return queryset
+
+
+class AmountRangeFilter(InputFilter):
+    """``<field>`` between two amounts (inclusive)."""
+
+    field = None
+
+    def filter(self, queryset, values):
+        name_min, name_max = (n for n, _, _ in self.inputs)
+        if name_min in values:
+            queryset = queryset.filter(**{f"{self.field}__gte": values[name_min]})
+        if name_max in values:
+            queryset = queryset.filter(**{f"{self.field}__lte": values[name_max]})
+        return queryset
+
+
+class CappedCountPaginator(Paginator):
+    """Counts at most ``CAP`` rows (``SELECT count(*) FROM (... LIMIT CAP + 1)``), so a list page
+    never runs a full COUNT over a table of millions. Past the cap, an unfiltered list shows the
+    planner's row estimate (``pg_class.reltuples``); pages beyond the cap are not offered: the
+    operator narrows the search instead."""
+
+    CAP = 10_000
+
+    @cached_property
+    def count(self):
+        counted = self.object_list[: self.CAP + 1].count()
+        self.capped = counted > self.CAP
+        return min(counted, self.CAP)
+
+    @cached_property
+    def estimated_total(self):
+        """The planner's estimate of the table's rows (PostgreSQL), or None."""
+        if connection.vendor != "postgresql":
+            return None
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
+                           [self.object_list.model._meta.db_table])
+            row = cursor.fetchone()
+        return row[0] if row and row[0] > 0 else None

@@ -1,0 +1,20 @@
+"""The operator site's glue: roles (groups and permissions), shared admin pieces, action views."""
+
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _create_roles(sender, using="default", **kwargs):
+    from .roles import ensure_roles
+
+    ensure_roles(using=using)
+
+
+class BackofficeConfig(AppConfig):
+    """Creates the operator roles after every ``migrate`` (so ``make run`` ends up with them)."""
+
+    name = "backoffice"
+    verbose_name = "Operator site"
+
+    def ready(self):
+        post_migrate.connect(_create_roles, sender=self, dispatch_uid="backoffice.create_roles")

@@ -1,0 +1,79 @@
+"""The read-only operator pages: content, CSV export, and bounded queries (5 vs 200 bets)."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from tests.admin.conftest import play_boundless_round
+from tests.factories import PremiumTableFactory
+
+
+@pytest.fixture
+def admin_client_(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def test_bet_page_shows_what_a_dispute_needs(admin_client_, settled_round):
+    round_, bets = settled_round
+    page = admin_client_.get(reverse("admin:wagering_bet_change", args=[bets[0].pk])).content.decode()
+    for shown in ("8♣", "8♥", "3♦", "10♣", "7♠", "(auto-play)", f"stake:{bets[0].pk}", f"payout:{bets[0].pk}",
+                  "Round replay", "10.00 × (1 + 1), rounded down"):
+        assert shown in page, shown
+    assert "Balance after" in page and "90.00" in page and "110.00" in page
+
+
+def test_round_page_is_the_replay_with_timeline(admin_client_, settled_round):
+    round_, bets = settled_round
+    page = admin_client_.get(reverse("admin:tables_round_change", args=[round_.pk])).content.decode()
+    assert "Dealer" in page and "Path 1" in page and "Timeline" in page
+    assert "settled" in page and "resulted" in page and 'class="card red"' in page
+
+
+def test_table_page_shows_variant_defaults(admin_client_, db):
+    table = PremiumTableFactory(pay_tables={"pairs": {"mixed_pair": "6"}})
+    page = admin_client_.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
+    assert "suited_trips" in page and "6:1" in page and "5:1" in page and "99.53%" in page
+
+
+def test_bet_record_filters(admin_client_, settled_round):
+    round_, bets = settled_round
+    url = reverse("admin:wagering_bet_changelist")
+    page = admin_client_.get(url, {"player": bets[1].player.code}).content.decode()
+    assert f">{bets[1].pk}<" in page and f">{bets[0].pk}<" not in page
+    page = admin_client_.get(url, {"round": round_.external_id, "outcome": "win"}).content.decode()
+    assert f">{bets[0].pk}<" in page and f">{bets[1].pk}<" not in page
+    day = round_.opened_at.date().isoformat()
+    page = admin_client_.get(url, {"placed_from": day, "placed_to": day, "stake_min": "5", "stake_max": "10"})
+    assert all(f">{b.pk}<" in page.content.decode() for b in bets)
+    page = admin_client_.get(url, {"placed_from": "2000-01-01", "placed_to": "2000-01-02"})
+    assert page.status_code == 200 and f">{bets[0].pk}<" not in page.content.decode()
+    assert f">{bets[0].pk}<" not in admin_client_.get(url, {"stake_min": "10.01"}).content.decode()
+
+
+def test_csv_export_streams_the_search(admin_client_, settled_round):
+    round_, bets = settled_round
+    response = admin_client_.get(reverse("admin:wagering_bet_export"), {"round": round_.external_id})
+    assert response.streaming
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0][0] == "bet_id" and sorted(int(r[0]) for r in rows[1:]) == [b.pk for b in bets]
+    assert {r[rows[0].index("outcome")] for r in rows[1:]} == {"win", "lose"}
+
+
+def test_player_page_lists_wallets_bets_and_entries(admin_client_, settled_round):
+    round_, bets = settled_round
+    page = admin_client_.get(reverse("admin:accounts_player_change", args=[bets[0].player_id])).content.decode()
+    assert "Wallets" in page and "110.00" in page and f"payout:{bets[0].pk}" in page and round_.external_id in page
+
+
+@pytest.mark.parametrize("n_bets", [5, 200])
+def test_bet_record_and_replay_queries_are_bounded(admin_client_, django_assert_max_num_queries, n_bets, db):
+    round_, bets = play_boundless_round(n_bets)
+    with django_assert_max_num_queries(12):
+        assert admin_client_.get(reverse("admin:wagering_bet_changelist")).status_code == 200
+    with django_assert_max_num_queries(12):
+        assert admin_client_.get(reverse("admin:tables_round_change", args=[round_.pk])).status_code == 200
+    with django_assert_max_num_queries(16):
+        assert admin_client_.get(reverse("admin:wagering_bet_change", args=[bets[-1].pk])).status_code == 200
