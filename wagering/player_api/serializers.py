@@ -8,7 +8,10 @@ from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
 
+from settlement.models import Dispute
+
 from ..models import Bet, BetExtra
+from .pagination import MAX_ID
 
 AMOUNT_SCHEMA = {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?$", "example": "12.50"}
 
@@ -202,3 +205,25 @@ class PlayerRoundDetailSerializer(RoundSummarySerializer):
     voided_at = serializers.DateTimeField(allow_null=True)
     result = RoundResultSerializer(allow_null=True, help_text="Null until the round has a result.")
     bets = PlayerBetSerializer(many=True, source="bets_of_player", help_text="Your bets in this round.")
+
+
+class DisputeSerializer(serializers.ModelSerializer):
+    """A dispute as its player sees it (who handles it stays in the back office)."""
+
+    bets = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    currency = serializers.CharField(source="currency_id")
+    status = serializers.CharField(help_text="open, investigating, upheld, rejected")
+    adjustment = MoneyField(currency="currency", allow_null=True,
+                            help_text="Upheld: the amount credited (> 0) or debited (< 0).")
+
+    class Meta:
+        model = Dispute
+        fields = ["id", "bets", "reason", "status", "currency", "resolution", "adjustment", "created_at",
+                  "resolved_at"]
+        read_only_fields = fields
+
+
+class DisputeRequestSerializer(serializers.Serializer):
+    bets = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=1,
+                                 max_length=100, help_text="Ids of your bets (one currency).")
+    reason = serializers.CharField(max_length=4000, help_text="What is wrong, in your words.")

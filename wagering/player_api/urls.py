@@ -13,4 +13,6 @@ urlpatterns = [
     path("bets/<str:id>", views.BetDetailView.as_view(), name="bet"),
     path("rounds/<str:id>", views.RoundDetailView.as_view(), name="round"),
     path("ledger/", views.LedgerView.as_view(), name="ledger"),
+    path("disputes/", views.DisputeListView.as_view(), name="disputes"),
+    path("disputes/<str:id>", views.DisputeDetailView.as_view(), name="dispute"),
 ]

@@ -17,9 +17,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework import status
 from rest_framework.response import Response
 
 from accounts.selectors import wallets_of
+from settlement.disputes import open_dispute
+from settlement.models import Dispute
 
 from .. import selectors
 from ..api import exception_handler as game_exception_handler
@@ -177,3 +180,41 @@ class LedgerView(PlayerAPIView):
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(s.LedgerEntrySerializer(page, many=True).data)
+
+
+def disputes_of(player):
+    """``player``'s disputes with their bets and currency."""
+    return Dispute.objects.filter(player=player).prefetch_related("bets").select_related("currency")
+
+
+class DisputeListView(PlayerAPIView):
+    pagination_class = KeysetPagination
+    queryset = Dispute.objects.none()
+
+    def get_queryset(self):
+        return disputes_of(self.player)
+
+    @extend_schema(responses={200: s.DisputeSerializer(many=True), **ERRORS}, summary="Your disputes, newest first")
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.DisputeSerializer(page, many=True).data)
+
+    @extend_schema(request=s.DisputeRequestSerializer, responses={201: s.DisputeSerializer, **ERRORS},
+                   summary="Dispute some of your bets; operators answer in the back office")
+    def post(self, request):
+        body = s.DisputeRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        ids = set(body.validated_data["bets"])
+        own = set(Bet.objects.filter(player=self.player, pk__in=ids).values_list("pk", flat=True))
+        if own != ids:
+            raise drf.NotFound(f"no bet {min(ids - own)}")
+        dispute = open_dispute(player=self.player, bets=sorted(own), reason=body.validated_data["reason"])
+        return Response(s.DisputeSerializer(self.get_queryset().get(pk=dispute.pk)).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class DisputeDetailView(PlayerAPIView):
+    @extend_schema(parameters=[ID_PARAMETER], responses={200: s.DisputeSerializer, **ERRORS},
+                   summary="One of your disputes")
+    def get(self, request, id):  # noqa: A002 (the path's {id})
+        return Response(s.DisputeSerializer(self.owned(disputes_of(self.player), id)).data)

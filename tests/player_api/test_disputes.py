@@ -1,0 +1,42 @@
+"""Raising and following disputes through the player API."""
+
+import pytest
+
+from settlement.disputes import assign_dispute, resolve_dispute
+from tests.factories import UserFactory
+from tests.wagering.conftest import client_for
+from wagering.models import Bet
+
+pytestmark = pytest.mark.django_db
+
+
+def test_raise_and_follow_a_dispute(api, alice, premium_round):
+    bets = sorted(Bet.objects.filter(player=alice).values_list("pk", flat=True))
+    response = api.post("/api/v1/disputes/", {"bets": bets, "reason": "my 20 should pay more"}, format="json")
+    assert response.status_code == 201, response.json()
+    dispute = response.json()
+    assert (dispute["bets"], dispute["status"], dispute["currency"], dispute["adjustment"]) == (bets, "open", "EUR", None)
+    operator = UserFactory(is_staff=True)
+    assign_dispute(dispute=dispute["id"], assignee=operator, actor=operator)
+    resolve_dispute(dispute=dispute["id"], upheld=True, resolution="goodwill", adjustment="5.00", actor=operator)
+    shown = api.get(f"/api/v1/disputes/{dispute['id']}").json()
+    assert (shown["status"], shown["adjustment"], shown["resolution"]) == ("upheld", "5.00", "goodwill")
+    assert "assignee" not in shown
+    assert [d["id"] for d in api.get("/api/v1/disputes/").json()["results"]] == [dispute["id"]]
+
+
+def test_disputes_are_private(api, bob, premium_round):
+    bobs_bet = Bet.objects.get(player=bob).pk
+    response = api.post("/api/v1/disputes/", {"bets": [bobs_bet], "reason": "x"}, format="json")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    dispute = client_for(bob.user).post("/api/v1/disputes/", {"bets": [bobs_bet], "reason": "x"}, format="json").json()
+    assert api.get(f"/api/v1/disputes/{dispute['id']}").status_code == 404
+    assert api.get("/api/v1/disputes/").json()["results"] == []
+
+
+@pytest.mark.parametrize("body", [{}, {"bets": [], "reason": "x"}, {"bets": ["a"], "reason": "x"},
+                                  {"bets": [1], "reason": ""}, {"bets": [10**30], "reason": "x"},
+                                  {"bets": [1], "reason": "nul\x00"}, [1, 2], "text"])
+def test_malformed_dispute_bodies(api, premium_round, body):
+    response = api.post("/api/v1/disputes/", body, format="json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.json()
