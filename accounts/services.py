@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
@@ -67,45 +68,60 @@ def post(postings, *, allow_negative=False):
         return []
     wallet_ids = sorted({a.pk for p in postings for a in (p.source, p.destination) if a.is_wallet})
     # Lock first: a concurrent post of the same key waits here, then sees the committed row below.
-    wallets = {a.pk: a for a in Account.objects.select_for_update().filter(pk__in=wallet_ids).order_by("pk")}
+    wallets = {pk: [balance, flagged] for pk, balance, flagged in Account.objects.select_for_update()
+               .filter(pk__in=wallet_ids).order_by("pk").values_list("pk", "balance", "negative_flagged")}
     existing = {t.key: t for t in LedgerTransaction.objects.filter(key__in=[p.key for p in postings])
                 .prefetch_related("entries")}
-    result, new, entries = {}, [], []
+    now = timezone.now()
+    result, txn_rows, entry_rows = {}, [], []
     for p in postings:
         if p.key in existing:
             if not _same_movement(existing[p.key], p):
                 raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
             result[p.key] = existing[p.key]
             continue
-        txn = LedgerTransaction(key=p.key, kind=p.kind, currency_id=p.source.currency_id, memo=p.memo)
-        new.append(txn)
-        result[p.key] = txn
+        result[p.key] = LedgerTransaction(key=p.key, kind=p.kind, currency_id=p.source.currency_id, memo=p.memo,
+                                          created_at=now)
+        txn_rows.append((p.key, p.kind, p.source.currency_id, p.memo, now))
         for account, amount in ((p.source, -p.amount), (p.destination, p.amount)):
-            entry = LedgerEntry(transaction=txn, account_id=account.pk, amount=amount)
             wallet = wallets.get(account.pk)
+            balance_after = None
             if wallet is not None:
-                wallet.balance += amount
-                if wallet.balance < 0:
+                wallet[0] += amount
+                if wallet[0] < 0:
                     if not allow_negative:
-                        raise InsufficientFunds(f"{p.key}: wallet {wallet.pk} holds "
-                                                f"{wallet.balance - amount}, needs {-amount}")
-                    wallet.negative_flagged = True
-                entry.balance_after = wallet.balance
-            entries.append(entry)
-    if new:
-        LedgerTransaction.objects.bulk_create(new, batch_size=2000)
-        for e in entries:
-            e.transaction_id = e.transaction.pk
-        LedgerEntry.objects.bulk_create(entries, batch_size=2000)
-        with connection.cursor() as cursor:
-            cursor.executemany("UPDATE accounts_account SET balance = %s, negative_flagged = %s WHERE id = %s",
-                               [(w.balance, w.negative_flagged, w.pk) for w in wallets.values()])
+                        raise InsufficientFunds(f"{p.key}: wallet {account.pk} holds "
+                                                f"{wallet[0] - amount}, needs {-amount}")
+                    wallet[1] = True
+                balance_after = wallet[0]
+            entry_rows.append((p.key, account.pk, amount, balance_after))
+    if txn_rows:
+        _write(txn_rows, entry_rows, wallets, result)
         for p in postings:  # keep the caller's instances in step with the database
             for account in (p.source, p.destination):
                 if account.pk in wallets:
-                    account.balance = wallets[account.pk].balance
-                    account.negative_flagged = wallets[account.pk].negative_flagged
+                    account.balance, account.negative_flagged = wallets[account.pk]
     return [result[p.key] for p in postings]
+
+
+def _write(txn_rows, entry_rows, wallets, result):
+    """Insert the new transactions and entries and store the wallets' new balances, as plain
+    multi-row statements (the ORM's per-row model instances cost more than the database work)."""
+    txn_table, entry_table = LedgerTransaction._meta.db_table, LedgerEntry._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {txn_table} (key, kind, currency_id, memo, created_at) "
+                           "VALUES (%s, %s, %s, %s, %s)", txn_rows)
+        keys = [row[0] for row in txn_rows]
+        ids = {}
+        for i in range(0, len(keys), 5000):
+            ids.update(LedgerTransaction.objects.filter(key__in=keys[i:i + 5000]).values_list("key", "pk"))
+        cursor.executemany(f"INSERT INTO {entry_table} (transaction_id, account_id, amount, balance_after) "
+                           "VALUES (%s, %s, %s, %s)", [(ids[k], a, x, b) for k, a, x, b in entry_rows])
+        cursor.executemany(f"UPDATE {Account._meta.db_table} SET balance = %s, negative_flagged = %s WHERE id = %s",
+                           [(balance, flagged, pk) for pk, (balance, flagged) in wallets.items()])
+    for key, pk in ids.items():
+        result[key].pk = pk
+        result[key]._state.adding = False
 
 
 def post_one(**posting):
