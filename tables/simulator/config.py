@@ -1,0 +1,47 @@
+"""The simulator's knobs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VARIANTS = ("classic", "premium", "boundless")
+CURRENCIES = ("EUR", "USD", "FUN")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """What to simulate.
+
+    Args:
+      rounds: rounds dealt at each table.
+      players: demo players around each classic/premium table (7 seats; the rest bet behind).
+      boundless_players: players at each boundless table (thousands are fine).
+      variants: variants to run (one demo table per variant and currency).
+      currencies: table currencies: ``EUR``/``USD`` (real money; real and trial accounts) and
+        ``FUN`` (play-for-fun; its players are refused seats and bet behind or play boundless).
+      seed: seed of every random choice (shuffles included); None = a random run.
+      fault_rate: share of rounds hit by a fault (suspend+resume, cancel+void, card misread then
+        resettled, duplicate settle delivery), 0..1.
+      drift_rounds: the first N rounds of every table are dealt from a dealer-favouring shoe
+        (every ace stacked behind the cut card); records stay valid, the RTP drops measurably.
+      deviate / timeout: share of decisions that deviate from basic strategy / time out (auto-play).
+      settle_timeout: seconds to wait for the workers to settle everything before reporting.
+    """
+
+    rounds: int = 30
+    players: int = 12
+    boundless_players: int = 200
+    variants: tuple = VARIANTS
+    currencies: tuple = CURRENCIES
+    seed: int | None = None
+    fault_rate: float = 0.05
+    drift_rounds: int = 0
+    deviate: float = 0.05
+    timeout: float = 0.03
+    settle_timeout: float = 300.0
+
+    def __post_init__(self):
+        unknown = set(self.variants) - set(VARIANTS) or set(self.currencies) - set(CURRENCIES)
+        if unknown:
+            raise ValueError(f"unknown variant or currency: {sorted(unknown)}")
+        if not 0 <= self.fault_rate <= 1 or self.rounds < 0 or self.players < 1 or self.boundless_players < 1:
+            raise ValueError("rounds >= 0, players >= 1, boundless_players >= 1, 0 <= fault_rate <= 1")

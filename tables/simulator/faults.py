@@ -1,0 +1,50 @@
+"""Faults (RULES 10) injected into a share of the rounds, each through the platform's services:
+
+- ``suspend``:   betting closed, then the round is suspended and resumed; it plays on.
+- ``cancel``:    the round is played (extra stakes taken), then suspended and cancelled: voided,
+                 every stake refunded, extras included; at classic tables one in three is a host
+                 disconnection (the whole shoe is reshuffled).
+- ``misread``:   a card's suit is misread in the record (values unchanged: the record stays valid,
+                 side bets may settle differently); after settlement the correct record is
+                 resettled (``settlement.services.resettle_round``).
+- ``duplicate``: the settle task is delivered twice (``settle_round.delay`` again).
+"""
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter
+
+from tables.engine import SUITS
+
+KINDS = ("suspend", "cancel", "misread", "duplicate")
+
+
+def pick(rng: random.Random, rate: float) -> str | None:
+    """The fault of the next round (one of ``KINDS``), or None for most rounds."""
+    return rng.choice(KINDS) if rng.random() < rate else None
+
+
+def host_disconnects(rng: random.Random, variant: str) -> bool:
+    """Whether a cancelled round is a host disconnection (classic only, RULES 10)."""
+    return variant == "classic" and rng.random() < 1 / 3
+
+
+def _cards(record: dict) -> list:
+    if "player_cards" in record:
+        return record["player_cards"]
+    first = min(record["seats"], key=int)
+    return record["seats"][first]["cards"]
+
+
+def misread(record: dict, rng: random.Random) -> dict:
+    """A copy of ``record`` whose first player card has another suit (same rank: every action
+    stays legal, the 8-copies limit is kept)."""
+    wrong = copy.deepcopy(record)
+    cards = _cards(wrong)
+    counts = Counter(c for cs in [wrong["dealer"], *(s["cards"] for s in wrong.get("seats", {}).values()),
+                                   wrong.get("player_cards", [])] for c in cs)
+    rank, suit = cards[0][:-1], cards[0][-1]
+    suits = [s for s in SUITS if s != suit and counts[rank + s] < 8]
+    cards[0] = rank + rng.choice(suits)
+    return wrong
