@@ -1,20 +1,16 @@
 """The player API's endpoints: /me, the bet list and its filters, a bet's detail, a round, the ledger."""
 
-from decimal import Decimal
-
 import pytest
 from rest_framework.test import APIClient
 
-from tests.factories import PlayerFactory, UserFactory
+from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
 
 pytestmark = pytest.mark.django_db
-D = Decimal
 
 
 def test_me_shows_wallets(api, alice):
-    PlayerFactory  # noqa: B018
     data = api.get("/api/v1/me").json()
     assert data == {"code": "alice", "account_kind": "real", "wallets": [
         {"currency": "EUR", "minor_units": 2, "play_for_fun": False, "balance": "1000.00"}]}

@@ -17,6 +17,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -74,12 +75,13 @@ class BetPagination(KeysetPagination):
 
 
 class PlayerAPIView(GenericAPIView):
-    """Base of the player views: a player's token, the per-player throttle, the error format, and
-    strict query strings (``allowed_query_params`` plus the filter's and paginator's; anything else,
+    """Base of the player views: a player's token, the per-player throttle, the error format, JSON
+    only, and strict query strings (``allowed_query_params`` plus the filter's and paginator's; anything else,
     or a NUL byte anywhere, answers 400)."""
 
     permission_classes = [IsAuthenticated, IsPlayer]
     throttle_classes = [PlayerRateThrottle]
+    renderer_classes = [JSONRenderer]
     filter_backends = []
     pagination_class = None
 
@@ -89,6 +91,9 @@ class PlayerAPIView(GenericAPIView):
     @property
     def player(self):
         return self.request.user.player
+
+    def perform_content_negotiation(self, request, force=False):
+        return super().perform_content_negotiation(request, force=True)  # JSON, even for ?format=
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
