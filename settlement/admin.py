@@ -41,7 +41,7 @@ class DisputeAdmin(ReadOnlyAdmin):
     """The dispute queue and a dispute's page (its bets' round replayed beside the dispute)."""
 
     list_display = ("id", "created_at", "player", "status", "assignee", "currency", "adjustment", "resolved_at")
-    list_filter = ("status", AssigneeFilter, "assignee")
+    list_filter = ("status", AssigneeFilter)
     list_select_related = ("player", "assignee")
     search_fields = ("=player__code",)
     ordering = ("created_at", "id")
