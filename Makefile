@@ -24,8 +24,19 @@ install: $(VENV)/.installed
 .env:
 	printf 'DEBUG=true\nSECRET_KEY=%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
 
+# make run: a short simulated session (`manage.py run_tables`), the demo users, then the server.
+# With CELERY_BROKER_URL set, 2 worker processes and beat run in the background until the server stops.
+RUN_ARGS ?= --rounds 25 --boundless-players 50
 run: install .env
 	$(PY) manage.py migrate --noinput
+	@set -e; \
+	if [ -n "$$CELERY_BROKER_URL" ]; then \
+	  $(VENV)/bin/celery -A config worker -l warning -c 2 -n run@%h & worker=$$!; \
+	  $(VENV)/bin/celery -A config beat -l warning --pidfile= & beat=$$!; \
+	  trap 'kill -TERM $$worker $$beat 2>/dev/null; wait $$worker $$beat 2>/dev/null' EXIT INT TERM; \
+	fi; \
+	$(PY) manage.py run_tables $(RUN_ARGS); \
+	$(PY) manage.py create_demo_users; \
 	$(PY) manage.py runserver 127.0.0.1:8000
 
 services:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from settlement.tasks import settle_round
 from tables.engine.play import RoundPlay
 from tables.models import Seat, Shoe
-from tables.services import open_round, record_result, resume, settlement_hook, suspend
+from tables.services import open_round, record_result, resume, suspend
 from wagering.exceptions import SeatNotAllowed
 from wagering.models import Bet
 from wagering.services import cancel, close_betting, place_bets
@@ -101,7 +102,7 @@ class TableGame:
         else:
             record_result(round_id=round_.pk, record=record, cut_card_out=cut_card_out, actor=ACTOR)
         if fault == "duplicate":
-            settlement_hook("settlement.tasks", "settle_round").delay(round_.pk)
+            settle_round.delay(round_.pk)
         return round_.pk
 
     def _place(self, round_, requests: list) -> list:
