@@ -188,3 +188,90 @@ def test_report_and_cli(capsys):
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "main game RTP 99.517%" in text and "pair: RTP 89.639%" in text
+
+
+# --- split: 2 x one hand equals the two hands played in turn from the same shoe ---------------
+
+def _brute_split(rules, shoe0, up, r):
+    """EV of splitting r vs up played literally: hand 1 draws and plays, then hand 2, then the
+    dealer from what is left (exact dealer recursion). Each hand decides like the analyzer (on
+    its own cards), so this checks the optional-stopping shortcut and the bookkeeping."""
+    from tables.engine.rtp.dealer import hand_total
+    from tables.engine.rtp.maingame import _add, _Context, ZERO
+
+    ctx = _Context(rules, shoe0, up, _add(ZERO, r))
+    L = 1 if rules.bj_loses_all_stakes else 0
+    memo = {}
+
+    def settle(hands, shoe):
+        probs = memo.get(shoe)
+        if probs is None:
+            probs = memo[shoe] = dealer_probs(shoe, up)  # checked against the exact recursion above
+        ev = 0.0
+        for i, p in enumerate(probs):
+            for total, stake in hands:
+                if i == 6:
+                    ev += float(p) * (-stake if L else 0.0)
+                elif total > 21:
+                    ev += float(p) * -stake
+                else:
+                    d = 17 + i if i < 5 else 0
+                    ev += float(p) * stake * ((total > d) - (total < d))
+        if not L:
+            ev -= float(probs[6])                  # original stake only, once
+        return ev
+
+    def play(hand, shoe, first):
+        """Yield (probability, (total, stake), shoe) for each way the hand can end (shoes are small tuples)."""
+        total, _ = hand_total(hand)
+        if sum(hand) == 1:                         # deal the second card
+            n = sum(shoe)
+            for c in range(10):
+                if shoe[c]:
+                    for p, res, s in play(_add(hand, c), shoe[:c] + (shoe[c] - 1,) + shoe[c + 1:], True):
+                        yield shoe[c] / n * p, res, s
+            return
+        if r == 0 and not rules.hit_split_aces or total >= 21:
+            yield 1.0, (total, 1), shoe
+            return
+        opts = {"stand": ctx.stand(hand), "hit": ctx.hit(hand)}
+        if first and rules.das:
+            opts["double"] = ctx.double(hand)
+        act = max(opts, key=opts.get)
+        if act == "stand":
+            yield 1.0, (total, 1), shoe
+            return
+        n = sum(shoe)
+        for c in range(10):
+            if not shoe[c]:
+                continue
+            nxt, s2 = _add(hand, c), shoe[:c] + (shoe[c] - 1,) + shoe[c + 1:]
+            if act == "double":
+                yield shoe[c] / n, (hand_total(nxt)[0], 2), s2
+            else:
+                for p, res, s in play(nxt, s2, False):
+                    yield shoe[c] / n * p, res, s
+
+    shoe = list(shoe0)
+    shoe[up] -= 1
+    shoe[r] -= 2
+    one = _add(ZERO, r)
+    ev = 0.0
+    for p1, h1, s1 in play(one, tuple(shoe), True):
+        for p2, h2, s2 in play(one, s1, True):
+            ev += p1 * p2 * settle([h1, h2], s2)
+    return ev
+
+
+@pytest.mark.parametrize("rules", [PEEK, ENHC_ALL_LOST], ids=["peek", "enhc_all_lost"])
+@pytest.mark.parametrize("up, r", [(5, 7), (9, 8), (0, 0), (6, 1)])
+def test_split_shortcut_matches_literal_play(rules, up, r):
+    from tables.engine.rtp.maingame import _split_value
+    shoe0 = (2, 3, 1, 1, 1, 1, 2, 3, 3, 6)          # a tiny shoe keeps the literal play small
+    L = 1 if rules.bj_loses_all_stakes else 0
+    shoe = list(shoe0)
+    shoe[up] -= 1
+    shoe[r] -= 2
+    from tables.engine.rtp.dealer import dealer_blackjack
+    fast = _split_value(rules, shoe0, up, r) - (1 - L) * dealer_blackjack(tuple(shoe), up)
+    assert fast == pytest.approx(_brute_split(rules, shoe0, up, r), abs=1e-12)
