@@ -19,6 +19,7 @@ import sys
 from .play import deal_round
 from .record import InvalidRecord
 from .replay import settle
+from .rtp.cli import add_subparser as add_rtp
 from .rules import VARIANTS
 
 
@@ -71,7 +72,7 @@ def add_deal(sub) -> None:
     p.set_defaults(func=cmd_deal)
 
 
-COMMANDS = [add_settle, add_deal]
+COMMANDS = [add_settle, add_deal, add_rtp]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""Exact RTP analyzer benchmark: ``python -m bench.rtp`` (one process, one core, no I/O timed).
+"""Exact RTP analyzer benchmark: ``python -m tests.bench.rtp`` (one process, one core, no I/O timed).
 
 For each variant, times the full ``report`` (main game under the best composition-dependent
 strategy + every side bet) from cold caches (dealer polynomials recompiled, no memoised dealer
@@ -26,7 +26,7 @@ def cold() -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.rtp", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m tests.bench.rtp", description=__doc__.splitlines()[0])
     ap.add_argument("--variant", action="append", choices=("classic", "premium", "boundless"))
     ap.add_argument("--limit", type=float, default=60.0, help="seconds allowed per cold report")
     args = ap.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Rules-engine benchmark: ``python -m bench.engine`` (one core, no I/O in the timed parts).
+"""Rules-engine benchmark: ``python -m tests.bench.engine`` (one core, no I/O in the timed parts).
 
 (a) seated-table rounds settled per second (7 seats, bets behind, side bets; classic + premium)
 (b) boundless player-bets settled per second: one round, 20,000 players following basic strategy
@@ -71,7 +71,7 @@ def best_of(fn, repeat: int, gc_off: bool = False) -> float:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.engine")
+    ap = argparse.ArgumentParser(prog="python -m tests.bench.engine")
     ap.add_argument("--rounds", type=int, default=2000)
     ap.add_argument("--players", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=7)
