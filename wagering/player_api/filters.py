@@ -33,6 +33,11 @@ class IdFilter(filters.NumberFilter):
         super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
 
 
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 32})
+class CodeFilter(filters.CharFilter):
+    """A table code: 1 to 32 characters."""
+
+
 class BetFilter(filters.FilterSet):
     """Filters of ``GET /api/v1/bets/``. ``date_from`` / ``date_to`` are calendar days (inclusive)
     in the time zone ``tz`` (IANA name, default UTC): ``date_from=2026-03-31&tz=Europe/Berlin``
@@ -42,7 +47,7 @@ class BetFilter(filters.FilterSet):
     date_to = filters.DateFilter(method="filter_date_to", help_text="Last day (YYYY-MM-DD), inclusive, in `tz`.")
     tz = filters.ChoiceFilter(choices=[(z, z) for z in time_zones()], method="filter_tz",
                               help_text="IANA time zone of the day boundaries and of the times shown (default UTC).")
-    table = filters.CharFilter(field_name="round__table__code", max_length=32, help_text="Table code.")
+    table = CodeFilter(field_name="round__table__code", max_length=32, help_text="Table code.")
     variant = filters.ChoiceFilter(field_name="round__table__variant", choices=Variant.choices)
     type = filters.ChoiceFilter(choices=Bet.Type.choices, help_text="Bet type.")
     state = filters.ChoiceFilter(choices=Bet.State.choices)

@@ -111,7 +111,8 @@ class KeysetPagination(BasePagination):
     def get_schema_operation_parameters(self, view):
         return [
             {"name": self.cursor_query_param, "in": "query", "required": False,
-             "description": "Opaque position from a next/previous link.", "schema": {"type": "string"}},
+             "description": "Opaque position from a next/previous link.",
+             "schema": {"type": "string", "minLength": 1}},
             {"name": self.page_size_query_param, "in": "query", "required": False,
              "description": f"Results per page (default {self.page_size}).",
              "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size}},

@@ -3,6 +3,7 @@ currency's minor units (``"12.50"``); times are ISO 8601 with an offset."""
 
 from decimal import Decimal
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -226,4 +227,5 @@ class DisputeSerializer(serializers.ModelSerializer):
 class DisputeRequestSerializer(serializers.Serializer):
     bets = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = serializers.CharField(max_length=4000, help_text="What is wrong, in your words.")
+    reason = serializers.CharField(max_length=4000, validators=[RegexValidator(r"\S", "write a reason")],
+                                   help_text="What is wrong, in your words.")

@@ -17,6 +17,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework import status
 from rest_framework.response import Response
@@ -76,12 +77,14 @@ class BetPagination(KeysetPagination):
 
 class PlayerAPIView(GenericAPIView):
     """Base of the player views: a player's token, the per-player throttle, the error format, JSON
-    only, and strict query strings (``allowed_query_params`` plus the filter's and paginator's; anything else,
-    or a NUL byte anywhere, answers 400)."""
+    in and out, and strict query strings: only the filter's and the paginator's parameters, none
+    empty, no NUL byte (400 otherwise)."""
 
     permission_classes = [IsAuthenticated, IsPlayer]
     throttle_classes = [PlayerRateThrottle]
     renderer_classes = [JSONRenderer]
+    parser_classes = [JSONParser]
+    metadata_class = None  # OPTIONS: 405
     filter_backends = []
     pagination_class = None
 
@@ -97,14 +100,20 @@ class PlayerAPIView(GenericAPIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        if not hasattr(self, request.method.lower()):
+            return  # 405 follows
         allowed = set(getattr(getattr(self, "filterset_class", None), "base_filters", ()))
         if self.pagination_class:
             allowed.update(self.paginator.query_params)
         unknown = sorted(set(request.query_params) - allowed)
         if unknown:
             raise drf.ValidationError(f"unknown query parameter(s): {', '.join(unknown)[:200]}")
-        if any("\x00" in key or "\x00" in value for key, values in request.query_params.lists() for value in values):
+        values = [(key, value) for key, values in request.query_params.lists() for value in values]
+        if any("\x00" in key or "\x00" in value for key, value in values):
             raise drf.ValidationError("query parameters must not contain NUL bytes")
+        empty = sorted({key for key, value in values if not value})
+        if empty:
+            raise drf.ValidationError(f"empty query parameter(s): {', '.join(empty)}")
 
     def filtered(self, queryset):
         """``(queryset, cleaned filter values)`` by ``filterset_class``; ``ValidationError`` (400)."""
