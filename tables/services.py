@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from accounts.models import Account
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
-from wagering.exceptions import IllegalTransition, InvalidRecord, NotFound
+from wagering.exceptions import IllegalTransition, InvalidInput, InvalidRecord, NotFound
 
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
 
@@ -141,6 +141,35 @@ def resume(*, round_id, actor="", actor_user=None):
     round_.save(update_fields=["state"])
     event(round_, RoundEvent.Kind.RESUMED, actor=actor, actor_user=actor_user).save()
     return round_
+
+
+#: What the game server reports while cards come out: the timeline's evidence for disputes (the
+#: round record carries the result). RULES 10: an unreadable card is scanned again until read;
+#: auto-play decides for a player who does not answer (RULES 4).
+PLAY_EVENTS = frozenset({RoundEvent.Kind.CARD_SCANNED, RoundEvent.Kind.CARD_RESCANNED,
+                         RoundEvent.Kind.DECISION, RoundEvent.Kind.AUTO_PLAY})
+
+
+@transaction.atomic
+def report_play(*, round_id, events, actor="", actor_user=None):
+    """Append play events to the timeline of a round whose cards are being dealt (CLOSED or
+    SUSPENDED). ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
+    ``{"kind": "card_scanned", "card": "AS", "to": "seat:3"}`` or ``{"kind": "decision", "seat": 3,
+    "action": "hit"}``. All or nothing. Returns the saved ``RoundEvent`` rows. Raises ``NotFound``,
+    ``IllegalTransition`` (round not being dealt), ``InvalidInput`` (unknown kind, not a list)."""
+    round_ = lock_round(round_id)
+    if round_.state not in (Round.State.CLOSED, Round.State.SUSPENDED) or round_.cancelled_at:
+        raise IllegalTransition(f"round {round_id} is {round_.state}: no cards are being dealt")
+    if not isinstance(events, list) or not events or not all(isinstance(e, dict) for e in events):
+        raise InvalidInput("events must be a non-empty list of objects")
+    rows = []
+    for i, item in enumerate(events):
+        payload = dict(item)
+        kind = payload.pop("kind", None)
+        if kind not in PLAY_EVENTS:
+            raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
+        rows.append(event(round_, kind, actor=actor, actor_user=actor_user, **payload))
+    return RoundEvent.objects.bulk_create(rows)
 
 
 def _extra_totals(bet):

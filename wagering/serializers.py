@@ -56,6 +56,12 @@ class RoundEventSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class PlayEventsSerializer(serializers.Serializer):
+    events = serializers.ListField(
+        child=serializers.DictField(), min_length=1, max_length=500,
+        help_text='Each {"kind": "card_scanned" | "card_rescanned" | "decision" | "auto_play", ...details}.')
+
+
 class RoundDetailSerializer(RoundSerializer):
     events = RoundEventSerializer(many=True, read_only=True)
 

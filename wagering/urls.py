@@ -12,6 +12,7 @@ urlpatterns = [
     path("rounds/<int:pk>/bets/", views.BetsView.as_view(), name="bets"),
     path("rounds/<int:pk>/close/", views.CloseView.as_view(), name="close"),
     path("rounds/<int:pk>/extras/", views.ExtrasView.as_view(), name="extras"),
+    path("rounds/<int:pk>/events/", views.PlayEventsView.as_view(), name="events"),
     path("rounds/<int:pk>/result/", views.ResultView.as_view(), name="result"),
     path("rounds/<int:pk>/suspend/", views.SuspendView.as_view(), name="suspend"),
     path("rounds/<int:pk>/resume/", views.ResumeView.as_view(), name="resume"),

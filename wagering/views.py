@@ -87,6 +87,14 @@ class ExtrasView(GameAPIView):
                          "extra": s.BetExtraSerializer(outcome.extra).data if outcome.extra else None})
 
 
+class PlayEventsView(GameAPIView):
+    @extend_schema(request=s.PlayEventsSerializer, responses={201: s.RoundEventSerializer(many=True), **ERRORS},
+                   summary="Report card scans, rescans, decisions and auto-play for the round's timeline")
+    def post(self, request, pk):
+        rows = rounds.report_play(round_id=pk, **_valid(s.PlayEventsSerializer, request.data), **self.actor())
+        return Response(s.RoundEventSerializer(rows, many=True).data, status=status.HTTP_201_CREATED)
+
+
 class ResultView(GameAPIView):
     @extend_schema(request=s.ResultRequestSerializer, responses={200: s.RoundSerializer, **ERRORS},
                    summary="Report the round record: validated against the bets, stored, settled after")

@@ -115,6 +115,12 @@ def load_case(name):
     return json.loads((CASES / f"{name}.json").read_text())["record"]
 
 
+def scanned_cards(record):
+    """Every card of the record, as the studio's scanner reports them."""
+    seats = record.get("seats", {}).values()
+    return record.get("player_cards", []) + [c for seat in seats for c in seat["cards"]] + record["dealer"]
+
+
 def drive_round(client, variant, case):
     """Play the case's round through the API: open, bet, close, extras, result. Returns
     ``(round_id, record, players)``."""
@@ -132,6 +138,8 @@ def drive_round(client, variant, case):
         body = {"key": b["id"], "player": b["player"], "type": b["type"], "stake": b["stake"], "seat": b.get("seat")}
         assert client.post(url, body, format="json").status_code == 201
     assert client.post(f"/api/game/v1/rounds/{round_id}/close/").data["state"] == "closed"
+    scans = [{"kind": "card_scanned", "card": c} for c in scanned_cards(record)]
+    assert client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": scans}, format="json").status_code == 201
     result = settle(record, rules=table.rules())
     first_two = record.get("player_cards", [None])[:2]
     for b in record["bets"]:
@@ -170,6 +178,7 @@ def test_complete_round_through_the_api(eur, game_client, variant, case):
     timeline = list(RoundEvent.objects.filter(round=round_).values_list("kind", flat=True))
     assert timeline[0] == "opened" and timeline[-1] == "resulted"
     assert timeline.count("bet_placed") == len(record["bets"]) and "betting_closed" in timeline
+    assert timeline.count("card_scanned") == len(scanned_cards(record))
     detail = game_client.get(f"/api/game/v1/rounds/{round_id}/").data
     assert detail["state"] == "resulted" and len(detail["events"]) == len(timeline)
 
