@@ -5,6 +5,7 @@ drives the platform through the same services a studio would (``tables.services`
 Modules, one job each:
 
 - ``config``:    ``SimConfig``, the knobs (rounds, players, seed, faults, drift).
+- ``calls``:     service calls as a studio makes them (resent after a lost deadlock).
 - ``demo``:      idempotent demo currencies, tables with limits, players with deposits.
 - ``shoes``:     a table's live shoe, its persisted sequence number and the drift (stacked) shuffle.
 - ``betting``:   who sits, who bets behind, stakes within limits, side bets offered this shoe round.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from tables.engine.play import HandView, random_decider
 from wagering.services import add_extra_stake
 
-ACTOR = "game-server:simulator"
+from .calls import call
 #: Shares of players asking for insurance (dealer ace) and of bets behind following their seat.
 INSURANCE_RATE = 0.25
 FOLLOW_RATE = 0.5
@@ -83,7 +83,7 @@ class RoundDecisions:
         self.bets, self.deal = bets, deal
 
     def _extra(self, bet_id: str, kind: str, hand: int = 1, cards=None):
-        outcome = add_extra_stake(round_id=self.round_pk, bet=bet_id, kind=kind, hand=hand, cards=cards, actor=ACTOR)
+        outcome = call(add_extra_stake, round_id=self.round_pk, bet=bet_id, kind=kind, hand=hand, cards=cards)
         self.stats.count(outcome, kind)
         return outcome.applied
 

@@ -17,6 +17,8 @@ from tables.engine.rtp import side_bet_distribution, side_bet_rtp
 from tables.models import Round
 from wagering.models import Bet, BetExtra
 
+from .calls import RETRIES
+
 MAIN_GAME = ("main", "behind")  # a bet behind plays the seat's hand: main-game RTP (insurance included)
 Z95 = 1.96
 
@@ -175,6 +177,8 @@ def format_report(report: Report, result) -> str:
     add(f"Seats refused (RULES 9): {len(stats.refusals)} (" + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items()))
         + ")" + (f", e.g. {stats.refusals[0][1]} at {stats.refusals[0][0]}: {stats.refusals[0][3]}; "
                  "they bet behind instead" if stats.refusals else ""))
+    add("Calls retried after losing a database deadlock: "
+        + (", ".join(f"{k} {n}" for k, n in sorted(RETRIES.items())) or "none"))
     add("Bets rejected by the platform: " + (", ".join(f"{k} {n}" for k, n in sorted(stats.rejected.items())) or "none"))
     d = stats.decisions
     add("Extra stakes taken: " + ", ".join(f"{k} {n}" for k, n in sorted(d.extras.items()))

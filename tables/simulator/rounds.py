@@ -19,7 +19,8 @@ from wagering.services import cancel, close_betting, place_bets
 
 from . import faults
 from .betting import BetMaker
-from .decisions import ACTOR, DecisionStats, InitialDeal, RoundDecisions
+from .calls import call
+from .decisions import DecisionStats, InitialDeal, RoundDecisions
 from .shoes import TableShoe
 
 
@@ -74,8 +75,8 @@ class TableGame:
         self.number += 1
         self.shoe.set_drift(self.number - self.start <= self.config.drift_rounds)
         sequence, burn, shoe_round = self.shoe.begin_round()
-        round_ = open_round(table_code=self.table.code, external_id=f"R{self.number:06d}", shoe=sequence,
-                            burn_count=burn, actor=ACTOR)
+        round_ = call(open_round, table_code=self.table.code, external_id=f"R{self.number:06d}", shoe=sequence,
+                      burn_count=burn)
         if round_.shoe_round != shoe_round:
             raise RuntimeError(f"{round_}: the platform counts shoe round {round_.shoe_round}, the shoe {shoe_round}")
         self.stats.rounds.append(round_.pk)
@@ -87,27 +88,26 @@ class TableGame:
             self._place(round_, self.bets.boundless_bets(shoe_round))
         else:
             self._seat_and_bet(round_, shoe_round)
-        close_betting(round_id=round_.pk, actor=ACTOR)
+        call(close_betting, round_id=round_.pk)
         if fault == "suspend":
-            suspend(round_id=round_.pk, reason="simulated fault: card scanner offline", actor=ACTOR)
-            resume(round_id=round_.pk, actor=ACTOR)
+            call(suspend, round_id=round_.pk, reason="simulated fault: card scanner offline")
+            call(resume, round_id=round_.pk)
         record = self._play(round_)
         cut_card_out = self.shoe.end_round(round_.pk)
         if fault == "cancel":
             self._cancel(round_, cut_card_out)
         elif fault == "misread":
-            record_result(round_id=round_.pk, record=faults.misread(record, self.rng), cut_card_out=cut_card_out,
-                          actor=ACTOR)
+            call(record_result, round_id=round_.pk, record=faults.misread(record, self.rng), cut_card_out=cut_card_out)
             self.stats.misreads.append((round_.pk, record))
         else:
-            record_result(round_id=round_.pk, record=record, cut_card_out=cut_card_out, actor=ACTOR)
+            call(record_result, round_id=round_.pk, record=record, cut_card_out=cut_card_out)
         if fault == "duplicate":
             settle_round.delay(round_.pk)
         return round_.pk
 
     def _place(self, round_, requests: list) -> list:
         """``place_bets`` for ``requests``; rejections are counted by error code."""
-        outcomes = place_bets(round_id=round_.pk, bets=requests, actor=ACTOR) if requests else []
+        outcomes = call(place_bets, round_id=round_.pk, bets=requests) if requests else []
         for outcome in outcomes:
             if outcome.error is not None:
                 self.stats.rejected[outcome.error.code] = self.stats.rejected.get(outcome.error.code, 0) + 1
@@ -151,7 +151,7 @@ class TableGame:
         """Suspend, then cancel (void) the round; a classic host disconnection reshuffles the shoe."""
         host = faults.host_disconnects(self.rng, self.table.variant)
         reason = "simulated fault: host system disconnected" if host else "simulated fault: unresolved dealing error"
-        suspend(round_id=round_.pk, reason=reason, actor=ACTOR)
-        cancel(round_id=round_.pk, reason=reason, host_disconnected=host, actor=ACTOR)
+        call(suspend, round_id=round_.pk, reason=reason)
+        call(cancel, round_id=round_.pk, reason=reason, host_disconnected=host)
         if host and not cut_card_out:
             self.shoe.reshuffle()

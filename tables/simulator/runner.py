@@ -15,7 +15,7 @@ from tables.models import Round
 from wagering.services import cancel
 
 from .config import SimConfig
-from .decisions import ACTOR
+from .calls import call
 from .demo import ensure_players, ensure_tables
 from .rounds import RunStats, TableGame
 
@@ -42,7 +42,7 @@ class SimulationResult:
 def _cancel_leftovers(tables) -> None:
     """Cancel rounds an interrupted earlier run left in play (a table deals one round at a time)."""
     for round_ in Round.objects.filter(table__in=tables, state__in=Round.IN_PLAY, cancelled_at__isnull=True):
-        cancel(round_id=round_.pk, reason="simulator restarted: round left in play", actor=ACTOR)
+        call(cancel, round_id=round_.pk, reason="simulator restarted: round left in play")
 
 
 def pending(round_ids) -> int:
