@@ -1,0 +1,233 @@
+"""``make bench-settlement``: rounds settled through the real ``settlement.settle_round`` task by a real
+worker process on PostgreSQL.
+
+Builds a boundless round with PLAYERS players (a main bet and two side bets each: 3 x PLAYERS bets)
+and a premium round with 7 seats and 200 bets behind, stakes debited through the ledger; then sends
+each round's task to one subprocess worker (``-P solo`` on its own queue, so the task runs in the
+process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED. Beside it, the
+floor: the same bet updates, bet details and ledger rows (transactions, entries, wallet balances)
+written by one hand-written SQL transaction on an identical copy of the boundless round.
+Exits 1 if the settle path is more than 3x the floor."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+from tests.bench.common import Clock, report, setup
+
+PLAYERS = int(os.environ.get("BENCH_PLAYERS", 20_000))
+BEHIND = 200
+SIDE_BETS = ["pairs", "bust_bonus", "lucky_trio", "poker_trio"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _stake_everything(round_, bets, wallets, house):
+    from accounts.services import Posting, post
+    post([Posting(f"stake:{b.pk}", "stake", wallets[b.player_id], house, b.stake) for b in bets])
+
+
+def _boundless(table, players, wallets, house, name):
+    """A RESULTED boundless round: per player a main bet (hit / stand / surrender / auto-play) and
+    two side bets. Dealer 7D TC (17); shared player cards TH 6C 5S. Returns the round."""
+    from tables.models import Round
+    from tables.services import open_round
+    from wagering.models import Bet
+
+    rng = random.Random(7)
+    round_ = open_round(table_code=table.code, external_id=name, shoe=1)
+    bets, items = [], []
+    for i, p in enumerate(players):
+        actions = rng.choice([["hit"], ["stand"], ["surrender"], []])
+        for j, bet_type in enumerate(["main"] + rng.sample(SIDE_BETS, 2)):
+            rid = f"{i}-{j}"
+            bets.append(Bet(round=round_, player=p, type=bet_type, stake=Decimal("2.00"), state="accepted",
+                            idempotency_key=f"{name}:{rid}", record_id=rid))
+            item = {"id": rid, "player": p.code, "type": bet_type, "stake": "2.00"}
+            if bet_type == "main":
+                item["actions"] = actions
+            items.append(item)
+    bets = Bet.objects.bulk_create(bets, batch_size=5000)
+    _stake_everything(round_, bets, wallets, house)
+    record = {"format": "round-record/1", "variant": "boundless", "round": name, "shoe_round": round_.shoe_round,
+              "currency": "EUR", "dealer": ["7D", "TC"], "player_cards": ["TH", "6C", "5S"], "bets": items}
+    Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, closed_at=round_.opened_at,
+                                              resulted_at=round_.opened_at)
+    return Round.objects.get(pk=round_.pk)
+
+
+def _premium(table, players, wallets, house, name):
+    """A RESULTED premium round: 7 seated hands that stand, 200 bets behind spread over the seats."""
+    from tables.models import Round
+    from tables.services import open_round
+    from wagering.models import Bet
+
+    round_ = open_round(table_code=table.code, external_id=name, shoe=1)
+    hands = [["TH", "7C"], ["AS", "KD"], ["9H", "9C"], ["TS", "QD"], ["5H", "6C"], ["8S", "8H"], ["2D", "3S"]]
+    seats = {str(n): {"cards": cards, "actions": ["stand"]} for n, cards in enumerate(hands, 1)}
+    seats["2"]["actions"] = []  # a blackjack stands by itself
+    seats["5"]["actions"], seats["5"]["cards"] = ["hit"], ["5H", "6C", "JH"]
+    seats["7"]["actions"], seats["7"]["cards"] = ["hit", "hit"], ["2D", "3S", "4C", "QS"]
+    bets, items = [], []
+    for n in range(1, 8):
+        p = players[n - 1]
+        bets.append(Bet(round=round_, player=p, type="main", seat=n, stake=Decimal("10.00"), state="accepted",
+                        idempotency_key=f"{name}:s{n}", record_id=f"s{n}"))
+        items.append({"id": f"s{n}", "player": p.code, "type": "main", "seat": n, "stake": "10.00"})
+    for i in range(BEHIND):
+        p, n = players[7 + i], i % 7 + 1
+        bets.append(Bet(round=round_, player=p, type="behind", seat=n, stake=Decimal("5.00"), state="accepted",
+                        idempotency_key=f"{name}:b{i}", record_id=f"b{i}"))
+        items.append({"id": f"b{i}", "player": p.code, "type": "behind", "seat": n, "stake": "5.00"})
+    bets = Bet.objects.bulk_create(bets)
+    _stake_everything(round_, bets, wallets, house)
+    record = {"format": "round-record/1", "variant": "premium", "round": name, "shoe_round": round_.shoe_round,
+              "currency": "EUR", "dealer": ["9S", "8D"], "seats": seats, "bets": items}
+    Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, closed_at=round_.opened_at,
+                                              resulted_at=round_.opened_at)
+    return Round.objects.get(pk=round_.pk)
+
+
+def _worker(queue, log_path):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    log = open(log_path, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-Q", queue,
+                             "-l", "info", "-n", f"{queue}@%h", "--without-gossip", "--without-mingle",
+                             "--without-heartbeat"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while "ready." not in Path(log_path).read_text():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(Path(log_path).read_text()[-3000:])
+        time.sleep(0.2)
+    return proc
+
+
+def _peak_kib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _settle_via_worker(round_, queue):
+    from settlement.tasks import settle_round
+    from tables.models import Round
+
+    settle_round.apply_async((round_.pk,), queue=queue)
+    while Round.objects.filter(pk=round_.pk).values_list("state", flat=True).get() == "resulted":
+        time.sleep(0.02)
+    assert Round.objects.get(pk=round_.pk).state == "settled"
+
+
+def _floor(round_, wallets, house):
+    """The same writes as settling ``round_`` by hand-written SQL in one transaction (results
+    computed by the engine beforehand, not timed). Returns seconds."""
+    from django.db import connection, transaction
+
+    from tables.engine import settle
+    from wagering.models import Bet
+
+    table = round_.table
+    result = settle(round_.record, rules=table.rules(), minor_units=2)
+    bets = dict(Bet.objects.filter(round=round_).values_list("record_id", "pk"))
+    players = dict(Bet.objects.filter(round=round_).values_list("pk", "player_id"))
+    rows = [(bets[rid], r.outcome, r.returned, json.dumps(r.to_dict())) for rid, r in result.bets.items()]
+    paid = [(pk, ret) for pk, _, ret, _ in rows if ret]
+    start = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cur:
+        wallet_ids = sorted({wallets[players[pk]].pk for pk, _ in paid})
+        cur.execute("SELECT id FROM accounts_account WHERE id = ANY(%s) ORDER BY id FOR UPDATE", [wallet_ids])
+        cur.execute("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now()
+                       FROM unnest(%s::bigint[], %s::text[], %s::numeric[]) AS u(id, o, r) WHERE b.id = u.id""",
+                    [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
+        cur.execute("""INSERT INTO settlement_betsettlement (bet_id, correction, detail, settled_at)
+                       SELECT id, 0, d::jsonb, now() FROM unnest(%s::bigint[], %s::text[]) AS u(id, d)""",
+                    [[r[0] for r in rows], [r[3] for r in rows]])
+        cur.execute("""INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
+                       SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%s::bigint[]) AS id
+                       RETURNING id""", [[pk for pk, _ in paid]])
+        txn_ids = [row[0] for row in cur.fetchall()]
+        dest = [wallets[players[pk]].pk for pk, _ in paid]
+        amounts = [ret for _, ret in paid]
+        cur.execute("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
+                       SELECT t, a, x, NULL FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[]) AS v(t, a, x)""",
+                    [txn_ids * 2, [house.pk] * len(paid) + dest, [-a for a in amounts] + amounts])
+        cur.execute("""UPDATE accounts_account AS a SET balance = a.balance + u.x FROM
+                       (SELECT w, sum(x) AS x FROM unnest(%s::bigint[], %s::numeric[]) AS v(w, x) GROUP BY w) AS u
+                       WHERE a.id = u.w""", [dest, amounts])
+        transaction.set_rollback(True)  # the floor's rows are not kept (the ledger would not balance)
+    return time.perf_counter() - start
+
+
+def main():
+    setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from accounts import services as ledger
+    from accounts.models import Account, Currency, Player
+    from tables.models import Table, TableLimit
+
+    run = uuid.uuid4().hex[:8]
+    eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
+    tables = {v: Table.objects.create(code=f"bs-{v[:3]}-{run}", name=v, variant=v, currency=eur,
+                                      seats=7 if v == "premium" else None) for v in ("boundless", "premium")}
+    for t in tables.values():
+        TableLimit.objects.bulk_create([TableLimit(table=t, bet_type=bt, min_stake=1, max_stake=1000, chip_step=1)
+                                        for bt in t.rules().bet_types])
+    users = get_user_model().objects.bulk_create([get_user_model()(username=f"bs-{run}-{i}") for i in range(PLAYERS)])
+    players = Player.objects.bulk_create([Player(user=u, code=u.username) for u in users])
+    accounts = Account.objects.bulk_create([Account(kind="wallet", player=p, currency=eur) for p in players])
+    for a in accounts:
+        a.currency = eur
+    wallets = {a.player_id: a for a in accounts}
+    cashier = ledger.cashier_account(currency=eur)
+    ledger.post([ledger.Posting(f"bs-dep:{run}:{a.pk}", "deposit", cashier, a, Decimal("1000.00")) for a in accounts])
+    houses = {v: ledger.house_account(name=t.house_name, currency=eur) for v, t in tables.items()}
+
+    boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}")
+    floor_copy = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"F-{run}")
+    premium = _premium(tables["premium"], players, wallets, houses["premium"], f"P-{run}")
+    n_boundless, n_premium = boundless.bets.count(), premium.bets.count()
+    connection.close()
+
+    queue = f"bench-settlement-{run}"
+    log_path = f"/tmp/{queue}.log"
+    worker = _worker(queue, log_path)
+    clock = Clock()
+    try:
+        base_kib = _peak_kib(worker.pid)
+        with clock.time("premium"):
+            _settle_via_worker(premium, queue)
+        with clock.time("boundless"):
+            _settle_via_worker(boundless, queue)
+        peak_kib = _peak_kib(worker.pid)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(30)
+    clock.seconds["floor"] = _floor(floor_copy, wallets, houses["boundless"])
+
+    s = clock.seconds
+    ratio = s["boundless"] / s["floor"]
+    report(f"settlement through the real task and worker on {connection.vendor} "
+           f"(boundless {PLAYERS:,} players, {n_boundless:,} bets; premium 7 seats + {BEHIND} behind)", [
+        ("boundless round: bets settled per second", n_boundless / s["boundless"], "bets/s"),
+        ("boundless round: send to SETTLED", s["boundless"], "s"),
+        ("premium round: send to SETTLED", s["premium"] * 1000, "ms"),
+        ("floor: same writes by hand-written SQL", n_boundless / s["floor"], "bets/s"),
+        ("settle / floor time ratio", ratio, "x (promise: <= 3)"),
+        ("worker peak memory (VmHWM)", peak_kib / 1024, "MiB"),
+        ("worker memory at start", base_kib / 1024, "MiB"),
+    ])
+    return 0 if ratio <= 3 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
