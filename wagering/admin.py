@@ -10,7 +10,7 @@ from django.http import StreamingHttpResponse
 from django.urls import path
 from django.utils import timezone
 
-from backoffice.admin_base import (AmountRangeFilter, CappedCountPaginator, DateRangeFilter, InputFilter,
+from backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
                                    ReadOnlyAdmin, ReadOnlyInline, operator_zone)
 from backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
 from tables.replay import build_replay
@@ -72,8 +72,8 @@ class BetExtraInline(ReadOnlyInline):
 
 
 @admin.register(Bet)
-class BetAdmin(ReadOnlyAdmin):
-    """Bet Record list (bounded queries, capped count) and bet page (replay, ledger, audit)."""
+class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
+    """Bet Record list (bounded queries, no COUNT) and bet page (replay, ledger, audit)."""
 
     list_display = ("id", "placed_at", "player", "table", "variant", "round_link", "type", "seat", "stake",
                     "state", "outcome", "returned")
@@ -81,8 +81,6 @@ class BetAdmin(ReadOnlyAdmin):
     list_filter = (BetSearchFilter, PlacedFilter, StakeFilter, ("round__table__variant", admin.ChoicesFieldListFilter),
                    "type", "state", OutcomeFilter)
     ordering = ("-placed_at", "-id")
-    paginator = CappedCountPaginator
-    show_full_result_count = False
     list_per_page = 50
     inlines = [BetExtraInline]
     change_list_template = "admin/wagering/bet/change_list.html"
@@ -127,7 +125,9 @@ class BetAdmin(ReadOnlyAdmin):
         return response
 
     def changelist_view(self, request, extra_context=None):
-        extra_context = {**(extra_context or {}), "export_query": request.GET.urlencode(),
+        search = request.GET.copy()
+        search.pop("p", None)
+        extra_context = {**(extra_context or {}), "export_query": search.urlencode(),
                          "operator_zone": operator_zone(request)}
         return super().changelist_view(request, extra_context)
 
