@@ -16,6 +16,7 @@ Amounts are ``Decimal`` in the table currency's major units. ``actor`` is a Djan
 operator) or a string label (``system``, ``game-server:<user>``); see ``settlement.audit``.
 """
 
+import json
 import logging
 import os
 import sys
@@ -88,7 +89,16 @@ def _write_bets(rows, state, now):
 
 def _write_details(details, correction, now):
     """Store each bet's engine detail (``{bet pk: BetResult}``) as its ``BetSettlement``, replacing
-    the previous one (a resettle)."""
+    the previous one (a resettle). One ``INSERT ... FROM unnest ... ON CONFLICT`` on PostgreSQL."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {BetSettlement._meta.db_table} (bet_id, correction, detail, settled_at) "
+                "SELECT u.id, %s, u.detail::jsonb, %s FROM unnest(%s::bigint[], %s::text[]) AS u(id, detail) "
+                "ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, detail = EXCLUDED.detail, "
+                "settled_at = EXCLUDED.settled_at",
+                [correction, now, list(details), [json.dumps(r.to_dict()) for r in details.values()]])
+        return
     BetSettlement.objects.bulk_create(
         [BetSettlement(bet_id=pk, correction=correction, detail=result.to_dict(), settled_at=now)
          for pk, result in details.items()],
