@@ -5,9 +5,9 @@ services (the manual adjustment action on a wallet's page)."""
 from django.contrib import admin
 from django.urls import path
 
-from backoffice import views as actions
-from backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from backoffice.selectors import audit_trail
+from config.backoffice import views as actions
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from config.backoffice.selectors import audit_trail
 from wagering.selectors import bets_for_player, ledger_entries_for_player
 
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player

@@ -42,7 +42,7 @@ INSTALLED_APPS = [
     "tables",
     "wagering",
     "settlement",
-    "backoffice",
+    "config.backoffice",
 ]
 
 MIDDLEWARE = [

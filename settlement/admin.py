@@ -5,9 +5,9 @@ dispute's page with the round replay beside it (assign, notes, resolve through
 from django.contrib import admin
 from django.urls import path
 
-from backoffice import views as actions
-from backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from backoffice.selectors import audit_trail
+from config.backoffice import views as actions
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from config.backoffice.selectors import audit_trail
 from tables.replay import build_replay
 
 from .models import Alert, BetSettlement, Dispute, DisputeNote, OperatorAction, RoundCorrection

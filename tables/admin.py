@@ -6,9 +6,9 @@ from django.contrib import admin
 from django.urls import path
 from django.utils.html import format_html, format_html_join
 
-from backoffice import views as actions
-from backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from backoffice.selectors import audit_trail
+from config.backoffice import views as actions
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from config.backoffice.selectors import audit_trail
 
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
 from .replay import build_replay

@@ -10,9 +10,9 @@ from django.http import StreamingHttpResponse
 from django.urls import path
 from django.utils import timezone
 
-from backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
+from config.backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
                                    ReadOnlyAdmin, ReadOnlyInline, operator_zone)
-from backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
+from config.backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
 from tables.replay import build_replay
 
 from .models import Bet, BetExtra

@@ -4,7 +4,7 @@ staff users in each role."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER, ensure_roles
+from config.backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER, ensure_roles
 from settlement.services import settle_round
 from tables.services import record_result
 from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from backoffice.roles import ensure_roles
+from config.backoffice.roles import ensure_roles
 
 
 class Command(BaseCommand):

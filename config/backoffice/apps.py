@@ -13,7 +13,7 @@ def _create_roles(sender, using="default", **kwargs):
 class BackofficeConfig(AppConfig):
     """Creates the operator roles after every ``migrate`` (so ``make run`` ends up with them)."""
 
-    name = "backoffice"
+    name = "config.backoffice"
     verbose_name = "Operator site"
 
     def ready(self):
