@@ -92,11 +92,12 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
 USE_I18N = True
-USE_TZ = True
-# Operators see times in their own zone (Bet Record date ranges); the default for the admin.
+USE_TZ = True  # stored in UTC
+# Operators see times in their own zone: admin pages and the Bet Record's date ranges. The APIs
+# print ISO 8601 with the offset, so their clients read the same instants.
 OPERATOR_TIME_ZONE = env("OPERATOR_TIME_ZONE", default="UTC")
+TIME_ZONE = OPERATOR_TIME_ZONE
 # The largest manual adjustment (absolute, in major units of any currency) a Dispute officer may
 # make; Supervisors (``accounts.adjust_any``) are not limited.
 DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))
