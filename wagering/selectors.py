@@ -60,14 +60,25 @@ class Totals:
 
 
 def bet_totals(bets):
-    """``[Totals]`` per currency (sorted by code) of ``bets`` (a ``with_money`` queryset, e.g. a
-    filtered ``bets_for_player``)."""
-    rows = (bets.order_by().values("currency")
-            .annotate(n=Count("id"), total_staked=Sum("staked"), total_returned=Sum(Coalesce("returned_total", ZERO)))
-            .order_by("currency"))
-    rows = list(rows)
-    currencies = Currency.objects.in_bulk([r["currency"] for r in rows])
-    return [Totals(currencies[r["currency"]], r["n"], r["total_staked"], r["total_returned"]) for r in rows]
+    """``[Totals]`` per currency (sorted by code) of ``bets`` (a ``Bet`` queryset, e.g. a filtered
+    ``bets_for_player``). Two grouped scans: the bets' stakes and returns, then their extra stakes
+    (a refunded bet not yet given a ``returned`` got its extras back too)."""
+    bets = bets.order_by()
+    refunded_stake = Case(When(state=Bet.State.REFUNDED, then=F("stake")), default=ZERO)
+    rows = (bets.values(code=F("round__table__currency_id"))
+            .annotate(n=Count("id"), staked=Sum("stake"), returned=Sum(Coalesce("returned", refunded_stake))))
+    refunded_extra = Case(When(bet__state=Bet.State.REFUNDED, bet__returned__isnull=True, then=F("amount")),
+                          default=ZERO)
+    extras = {r["code"]: r for r in BetExtra.objects.filter(bet__in=bets.values("pk"))
+              .values(code=F("bet__round__table__currency_id"))
+              .annotate(staked=Sum("amount"), returned=Sum(refunded_extra))}
+    currencies = Currency.objects.in_bulk([r["code"] for r in rows])
+    totals = []
+    for r in sorted(rows, key=lambda r: r["code"]):
+        extra = extras.get(r["code"], {"staked": 0, "returned": 0})
+        totals.append(Totals(currencies[r["code"]], r["n"], r["staked"] + extra["staked"],
+                             r["returned"] + extra["returned"]))
+    return totals
 
 
 def bet_ledger_entries(bet):
