@@ -31,14 +31,16 @@ def host_disconnects(rng: random.Random, variant: str) -> bool:
 
 
 def _cards(record: dict) -> list:
+    """The cards of the first player hand (the dealer's when no seat was dealt)."""
     if "player_cards" in record:
         return record["player_cards"]
-    first = min(record["seats"], key=int)
-    return record["seats"][first]["cards"]
+    if not record["seats"]:
+        return record["dealer"]
+    return record["seats"][min(record["seats"], key=int)]["cards"]
 
 
 def misread(record: dict, rng: random.Random) -> dict:
-    """A copy of ``record`` whose first player card has another suit (same rank: every action
+    """A copy of ``record`` whose first player card (dealer card at an empty table) has another suit (same rank: every action
     stays legal, the 8-copies limit is kept)."""
     wrong = copy.deepcopy(record)
     cards = _cards(wrong)
