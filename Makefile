@@ -7,7 +7,7 @@ BENCH_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack_be
 TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
 # The environment the tests and benchmarks run in: PostgreSQL, Redis, production-like settings.
 TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-            CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 \
+            CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 CACHE_URL=redis://127.0.0.1:6379/2 \
             SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 
 BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp

@@ -102,6 +102,10 @@ TIME_ZONE = OPERATOR_TIME_ZONE
 # make; Supervisors (``accounts.adjust_any``) are not limited.
 DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))
 
+# One cache for every process (throttle counters, cached RTP reports): Redis in production
+# (CACHE_URL=redis://127.0.0.1:6379/2); per-process memory for the zero-setup default.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
