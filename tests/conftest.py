@@ -22,3 +22,12 @@ def celery_workers(transactional_db, tmp_path):
     for worker in started:
         worker.stop()
     purge_queues()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The cache is shared Redis in `make test`: no test sees another's throttle counters or reports."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
