@@ -3,7 +3,7 @@
 With no environment at all the platform runs on SQLite with Celery tasks executed in-process
 (the zero-setup default). ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis) switch
 to the real parts. ``DEBUG`` is off unless asked for, and ``SECRET_KEY`` is then required.
-A ``.env`` file at the project root is read if present (``make run`` writes one for local use).
+A ``.env`` file at the project root (or ``ENV_FILE``) is read if present (``make run`` writes one).
 """
 
 from decimal import Decimal
@@ -14,7 +14,7 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+environ.Env.read_env(env("ENV_FILE", default=str(BASE_DIR / ".env")), overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
 if DEBUG:
@@ -179,3 +179,7 @@ SETTLEMENT_REDRIVE_AFTER_SECONDS = env.int("SETTLEMENT_REDRIVE_AFTER_SECONDS", d
 SETTLEMENT_TASK_MAX_RETRIES = env.int("SETTLEMENT_TASK_MAX_RETRIES", default=5)
 # Test-only pause points in settlement (SETTLEMENT_TEST_PAUSE=<point>); never enable in production.
 SETTLEMENT_TEST_HOOKS = env.bool("SETTLEMENT_TEST_HOOKS", default=False)
+# RTP watch (settlement.rtp_watch): alert when a window's observed RTP is more than RTP_WATCH_Z
+# standard errors from the theoretical figure, on windows with at least RTP_WATCH_MIN_BETS bets.
+RTP_WATCH_Z = env.float("RTP_WATCH_Z", default=4.0)
+RTP_WATCH_MIN_BETS = env.int("RTP_WATCH_MIN_BETS", default=500)

@@ -1,0 +1,29 @@
+"""Settings from the environment: production settings pass `check --deploy`, and without DEBUG
+a SECRET_KEY is required (foundation issue)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "x" * 20 + "-production-like-secret-key-0123456789abcdef",
+              "ALLOWED_HOSTS": "backoffice.example.com", "DATABASE_URL": "sqlite:////tmp/deploy-check.sqlite3", "ENV_FILE": "/dev/null"}
+
+
+def manage(*args, env):
+    clean = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "SECURE_SSL_REDIRECT")}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env={**clean, **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_secret_key_is_required_when_debug_is_off(tmp_path):
+    env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
+    result = manage("check", env=env)
+    assert result.returncode != 0 and "SECRET_KEY" in result.stderr
