@@ -8,13 +8,15 @@ only retries are on ``OperationalError`` (lock timeout, deadlock, lost connectio
 invalid record is not an exception here: the round goes to SETTLEMENT_FAILED and stays there.
 
 Beat jobs (rows created by migration ``0002_beat_schedule``, editable in the admin; run exactly ONE
-beat): ``redrive_unsettled`` every minute, ``void_overdue`` every minute, ``reconcile_ledger`` hourly.
+beat): ``redrive_unsettled`` every minute, ``void_overdue`` every minute, ``reconcile_ledger`` hourly;
+``rtp_watch`` every 10 minutes (migration ``0003_rtp_watch``).
 """
 
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
+from . import rtp_watch as rtp_watch_service
 from . import services
 
 RETRY = {"autoretry_for": (OperationalError,), "max_retries": settings.SETTLEMENT_TASK_MAX_RETRIES,
@@ -47,3 +49,10 @@ def void_overdue():
 def reconcile_ledger():
     """Beat: check the ledger; a breach becomes an ``Alert`` (``services.reconcile_ledger``)."""
     return services.reconcile_ledger().ok
+
+
+@shared_task(name="settlement.rtp_watch", **RETRY)
+def rtp_watch():
+    """Beat: observed vs theoretical RTP of every table (``rtp_watch.watch``); returns the number of
+    ``rtp_deviation`` alerts opened or updated."""
+    return len(rtp_watch_service.watch())

@@ -264,3 +264,19 @@ class RoundEvent(ImmutableModel):
 
     def __str__(self):
         return f"{self.round_id} {self.kind}"
+
+
+class TheoreticalRtp(models.Model):
+    """A cached exact RTP report (``tables.engine.rtp.report``) of one rule set, shared by every
+    table with the same variant and effective pay tables. ``key``: ``tables.rtp.rules_key`` (a
+    SHA-256 of the variant and its pay tables in force); ``report``: the JSON report (RTP as
+    fractions, e.g. 0.9952); ``computed_at``. Written by ``tables.rtp``; any row can be deleted
+    (it is computed again)."""
+
+    key = models.CharField(max_length=64, unique=True)
+    variant = models.CharField(max_length=16, choices=Variant.choices)
+    report = models.JSONField()
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return f"{self.variant} RTP {self.key[:12]}"
