@@ -9,6 +9,7 @@ size, bad body), 401 ``not_authenticated`` / ``authentication_failed``, 403 ``pe
 """
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db.models import Prefetch
 from django.http import Http404
 from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
@@ -197,8 +198,9 @@ class LedgerView(PlayerAPIView):
 
 
 def disputes_of(player):
-    """``player``'s disputes with their bets and currency."""
-    return Dispute.objects.filter(player=player).prefetch_related("bets").select_related("currency")
+    """``player``'s disputes with their bets (in id order) and currency."""
+    return (Dispute.objects.filter(player=player).select_related("currency")
+            .prefetch_related(Prefetch("bets", queryset=Bet.objects.order_by("pk"))))
 
 
 class DisputeListView(PlayerAPIView):
