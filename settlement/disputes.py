@@ -115,7 +115,7 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
     ``ReasonRequired``, ``InvalidAmount``, ``InsufficientFunds``, ``IdempotencyConflict``."""
     reason = audit.require_reason(reason)
     wallet = wallet_for(player=player, currency=currency)
-    wallet = type(wallet).objects.select_for_update().select_related("currency").get(pk=wallet.pk)
+    wallet = type(wallet).objects.select_for_update(of=("self",)).select_related("currency").get(pk=wallet.pk)
     ledger_key = f"adjust:manual:{key}"
     existed = LedgerTransaction.objects.filter(key=ledger_key).exists()
     txn = post_adjustment(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id),

@@ -68,7 +68,7 @@ def _wallets(players, currency, *, lock):
     """``{player_id: wallet Account}`` of ``players`` in ``currency``, locked in pk order if ``lock``."""
     wallets = Account.objects.filter(kind=Account.Kind.WALLET, currency=currency, player__in=players).select_related("currency")
     if lock:
-        wallets = wallets.select_for_update().order_by("pk")
+        wallets = wallets.select_for_update(of=("self",)).order_by("pk")
     return {w.player_id: w for w in wallets}
 
 
