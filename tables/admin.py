@@ -1,15 +1,24 @@
 """Operator pages of tables (limits, pay tables, status, penetration, suspend limit, with the
-variant's defaults from the engine) and rounds (list by table, state, date, shoe; the page is the
+variant's defaults from the engine, the theoretical RTP per bet type with a preview of edited pay
+tables, and open RTP-watch alerts) and rounds (list by table, state, date, shoe; the page is the
 round replay, with the void and resettle actions)."""
 
+import json
+
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
 from django.urls import path
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import require_POST
 from django.utils.html import format_html, format_html_join
 
 from config.backoffice import views as actions
 from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
 from config.backoffice.selectors import audit_trail
 
+from . import rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
 from .replay import build_replay
 
@@ -28,21 +37,69 @@ class SeatInline(ReadOnlyInline):
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
     """Table configuration (administrators edit it; roles only view). Pay-table overrides are checked
-    by the engine (``Table.clean``); the variant's defaults are shown beside them."""
+    by the engine (``Table.clean``); the variant's defaults are shown beside them, with the exact
+    RTP per bet type (``tables.rtp``: recomputed by a task after each save, previewed before)."""
 
     list_display = ("code", "name", "variant", "currency", "status", "penetration", "suspend_limit_seconds", "seats")
     list_filter = ("variant", "status", "currency")
     search_fields = ("code", "name")
     inlines = [TableLimitInline, SeatInline]
-    readonly_fields = ("effective_pay_tables", "variant_defaults")
+    readonly_fields = ("effective_pay_tables", "variant_defaults", "theoretical_rtp", "rtp_alerts")
     fieldsets = [
         (None, {"fields": ("code", "name", "variant", "currency", "status", "seats")}),
         ("Shoe and suspension", {"fields": ("penetration", "suspend_limit_seconds")}),
         ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults")}),
+        ("Return to player", {"fields": ("theoretical_rtp", "rtp_alerts")}),
     ]
+    change_form_template = "admin/tables/table/change_form.html"
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        rtp.queue_table_rtp(obj.pk)
+
+    def get_urls(self):
+        return [path("<int:table_id>/rtp-preview/", self.admin_site.admin_view(self.rtp_preview),
+                     name="tables_table_rtp_preview")] + super().get_urls()
+
+    @admin.display(description="theoretical RTP (exact)")
+    def theoretical_rtp(self, table):
+        if table.pk is None:
+            return "shown once the table is saved"
+        try:
+            rules = table.rules()
+        except ValueError as e:
+            return f"invalid overrides: {e}"
+        rep = rtp.stored_report(rules)
+        if rep is None:
+            return "being computed (reload in a few seconds)"
+        return _rtp_html(rtp.rtp_by_bet_type(rules, rep))
+
+    @admin.display(description="open RTP-watch alerts")
+    def rtp_alerts(self, table):
+        from settlement.models import Alert
+
+        alerts = Alert.objects.filter(kind=Alert.Kind.RTP_DEVIATION, table=table, acknowledged_at__isnull=True)
+        return format_html_join("", "<p>{}: {}</p>", ((a.created_at, a.message) for a in alerts)) or "none"
+
+    @method_decorator(require_POST)
+    def rtp_preview(self, request, table_id):
+        """``POST <table>/rtp-preview/`` with ``pay_tables`` (the form's JSON overrides): the exact
+        RTP per bet type those pay tables would give, as ``{"html": ...}`` (400 ``{"error": ...}``
+        for overrides the engine refuses). Side bets are instant; the main game is memoised per
+        variant in the process."""
+        from tables.engine import ruleset
+
+        table = get_object_or_404(Table, pk=table_id)
+        if not self.has_change_permission(request, table):
+            raise PermissionDenied
+        try:
+            rep = rtp.preview_report(table.variant, json.loads(request.POST.get("pay_tables") or "{}"))
+        except ValueError as e:  # bad JSON (JSONDecodeError) or overrides the engine refuses
+            return JsonResponse({"error": str(e)}, status=400)
+        return JsonResponse({"html": _rtp_html(rtp.rtp_by_bet_type(ruleset(table.variant), rep))})
 
     @admin.display(description="pay tables in force (N:1)")
     def effective_pay_tables(self, table):
@@ -65,6 +122,12 @@ class TableAdmin(admin.ModelAdmin):
                  ("published max RTP", f"{rules.max_rtp}%")]
         return format_html("<dl>{}</dl>{}", format_html_join("", "<dt>{}</dt><dd>{}</dd>", facts),
                            _pay_tables_html(rules.pay_tables))
+
+
+def _rtp_html(rows):
+    return format_html("<table><tr><th>bet</th><th>RTP</th><th>house edge</th></tr>{}</table>",
+                       format_html_join("", "<tr><td>{}</td><td>{}%</td><td>{}%</td></tr>",
+                                        ((bet, f"{100 * r:.3f}", f"{100 * (1 - r):.3f}") for bet, r in rows)))
 
 
 def _pay_tables_html(pay_tables):

@@ -39,13 +39,13 @@ def stored_report(rules) -> dict | None:
 
 def compute_report(rules) -> dict:
     """Compute the exact report of ``rules`` (a ``RuleSet``: ``tables.engine.rtp.report``) and
-    store it under ``rules_key``, replacing any older row. Returns the report (JSON-ready dict)."""
+    store it under ``rules_key``, replacing any older row. Returns the report as stored (JSON-ready
+    dict; read back, so a fresh and a cached report list their keys in the same order)."""
     from tables.engine.rtp import report
 
-    rep = report(rules)
     TheoreticalRtp.objects.update_or_create(key=rules_key(rules), defaults={
-        "variant": rules.variant, "report": rep, "computed_at": timezone.now()})
-    return rep
+        "variant": rules.variant, "report": report(rules), "computed_at": timezone.now()})
+    return stored_report(rules)
 
 
 def table_report(table: Table, *, compute: bool = False) -> dict | None:
