@@ -87,6 +87,13 @@ def _write_bets(rows, state, now):
                             ["state", "outcome", "returned", "settled_at"], batch_size=1000)
 
 
+def _encoded(results):
+    """Each ``BetResult`` as JSON text, encoding each distinct object once: the engine shares one
+    result among the boundless bets with the same path, stake and insurance."""
+    texts = {}
+    return [texts.get(id(r)) or texts.setdefault(id(r), json.dumps(r.to_dict())) for r in results]
+
+
 def _write_details(details, correction, now):
     """Store each bet's engine detail (``{bet pk: BetResult}``) as its ``BetSettlement``, replacing
     the previous one (a resettle). One ``INSERT ... FROM unnest ... ON CONFLICT`` on PostgreSQL."""
@@ -97,7 +104,7 @@ def _write_details(details, correction, now):
                 "SELECT u.id, %s, u.detail::jsonb, %s FROM unnest(%s::bigint[], %s::text[]) AS u(id, detail) "
                 "ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, detail = EXCLUDED.detail, "
                 "settled_at = EXCLUDED.settled_at",
-                [correction, now, list(details), [json.dumps(r.to_dict()) for r in details.values()]])
+                [correction, now, list(details), _encoded(details.values())])
         return
     BetSettlement.objects.bulk_create(
         [BetSettlement(bet_id=pk, correction=correction, detail=result.to_dict(), settled_at=now)
