@@ -2,7 +2,9 @@
 dispute's page with the round replay beside it (assign, notes, resolve through
 ``settlement.disputes``); alerts, corrections, bet settlements and the audit trail, read-only."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.urls import path
 
 from config.backoffice import views as actions
@@ -10,6 +12,8 @@ from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
 from config.backoffice.selectors import audit_trail
 from tables.replay import build_replay
 
+from .alerts import acknowledge_alerts
+from .exceptions import ReasonRequired
 from .models import Alert, BetSettlement, Dispute, DisputeNote, OperatorAction, RoundCorrection
 
 
@@ -70,11 +74,34 @@ class DisputeAdmin(ReadOnlyAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
+class AcknowledgeForm(ActionForm):
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (required to acknowledge).")
+
+
 @admin.register(Alert)
 class AlertAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "kind", "severity", "table", "round", "message", "acknowledged_at")
+    """Open alerts first filter; operators with ``settlement.acknowledge_alert`` acknowledge them
+    with a reason (``settlement.alerts.acknowledge_alerts``, audited)."""
+
+    list_display = ("created_at", "kind", "severity", "table", "round", "message", "acknowledged_at",
+                    "acknowledged_by")
     list_filter = ("kind", "severity", ("acknowledged_at", admin.EmptyFieldListFilter))
-    list_select_related = ("table", "round")
+    list_select_related = ("table", "round", "acknowledged_by")
+    action_form = AcknowledgeForm
+    actions = ["acknowledge"]
+
+    def has_acknowledge_permission(self, request):
+        return request.user.has_perm("settlement.acknowledge_alert")
+
+    @admin.action(description="Acknowledge the selected alerts", permissions=["acknowledge"])
+    def acknowledge(self, request, queryset):
+        try:
+            done = acknowledge_alerts(alert_ids=list(queryset.values_list("pk", flat=True)),
+                                      reason=request.POST.get("reason", ""), actor=request.user)
+        except ReasonRequired as exc:
+            self.message_user(request, f"Nothing acknowledged: {exc}.", messages.ERROR)
+            return
+        self.message_user(request, f"{len(done)} alert(s) acknowledged.", messages.SUCCESS)
 
 
 @admin.register(OperatorAction)

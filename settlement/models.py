@@ -180,6 +180,7 @@ class OperatorAction(models.Model):
         ASSIGN_DISPUTE = "assign_dispute", "Assign dispute"
         RESOLVE_DISPUTE = "resolve_dispute", "Resolve dispute"
         MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
+        ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="operator_actions")

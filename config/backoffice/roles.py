@@ -4,7 +4,8 @@
 - ``Dispute officer``: Viewer + works disputes (``settlement.resolve_dispute``) and makes manual
   adjustments up to ``settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT`` (``accounts.adjust_small``).
 - ``Supervisor``: Dispute officer + voids and resettles rounds (``tables.void_round``,
-  ``tables.resettle_round``) and makes any adjustment (``accounts.adjust_any``).
+  ``tables.resettle_round``), makes any adjustment (``accounts.adjust_any``) and acknowledges
+  alerts (``settlement.acknowledge_alert``).
 
 The custom permissions hang on the content types of the models they act on; they are created here
 (``get_or_create``), not in model ``Meta``, because the operator site owns no model. ``ensure_roles``
@@ -19,6 +20,7 @@ CUSTOM_PERMISSIONS = [
     ("tables", "round", "void_round", "Can void a round (refund every stake)"),
     ("tables", "round", "resettle_round", "Can resettle a round with a corrected record"),
     ("settlement", "dispute", "resolve_dispute", "Can work and resolve disputes"),
+    ("settlement", "alert", "acknowledge_alert", "Can acknowledge alerts"),
     ("accounts", "account", "adjust_small", "Can make manual adjustments up to the dispute officer limit"),
     ("accounts", "account", "adjust_any", "Can make manual adjustments of any amount"),
 ]
@@ -34,7 +36,8 @@ VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"
 ROLES = {
     VIEWER: [],
     DISPUTE_OFFICER: ["settlement.resolve_dispute", "accounts.adjust_small"],
-    SUPERVISOR: ["settlement.resolve_dispute", "accounts.adjust_small", "accounts.adjust_any",
+    SUPERVISOR: ["settlement.resolve_dispute", "settlement.acknowledge_alert", "accounts.adjust_small",
+                 "accounts.adjust_any",
                  "tables.void_round", "tables.resettle_round"],
 }
 

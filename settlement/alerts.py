@@ -1,0 +1,27 @@
+"""Operators acknowledge alerts. An acknowledged alert leaves the open list; a job that keeps one
+open alert per subject (``settlement.rtp_watch``) opens a new one on the next deviation."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from . import audit
+from .models import Alert, OperatorAction
+
+
+@transaction.atomic
+def acknowledge_alerts(*, alert_ids, reason, actor):
+    """Mark the still-open alerts among ``alert_ids`` (primary keys) acknowledged by ``actor`` (an
+    operator user) now, each with an audit row giving ``reason`` (required: ``ReasonRequired``).
+    Alerts already acknowledged are left as they are (a double submit changes nothing). Returns the
+    alerts acknowledged by this call."""
+    reason = audit.require_reason(reason)
+    _, user = audit.actor_fields(actor)
+    alerts = list(Alert.objects.select_for_update().filter(pk__in=alert_ids, acknowledged_at__isnull=True)
+                  .order_by("pk"))
+    now = timezone.now()
+    for alert in alerts:
+        alert.acknowledged_at, alert.acknowledged_by = now, user
+        audit.record(actor=actor, action=OperatorAction.Action.ACKNOWLEDGE_ALERT, target=alert, reason=reason,
+                     kind=alert.kind)
+    Alert.objects.bulk_update(alerts, ["acknowledged_at", "acknowledged_by"])
+    return alerts
