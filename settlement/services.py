@@ -215,12 +215,10 @@ def _reverse_locked(round_, label, user):
 def _void_locked(round_, reason, label, user):
     """Void a locked round (see ``void_round``); returns it. Raises ``IllegalTransition``."""
     settled = round_.state == State.SETTLED
+    round_.transition(State.VOIDED)
     if settled:
-        # Round.TRANSITIONS has no SETTLED -> VOIDED: a reversal is settlement's own move.
         events = _reverse_locked(round_, label, user)
-        round_.state, round_.voided_at = State.VOIDED, timezone.now()
     else:
-        round_.transition(State.VOIDED)
         events = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
                                           .prefetch_related("extras")), actor=label, actor_user=user)
     round_.save(update_fields=["state", "voided_at"])

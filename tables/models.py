@@ -153,7 +153,8 @@ class Round(models.Model):
 
     State machine (``TRANSITIONS``): OPEN → CLOSED → (SUSPENDED ↔ CLOSED) → RESULTED → SETTLED;
     RESULTED → SETTLEMENT_FAILED (record cannot be settled) → SETTLED (resettled) or VOIDED;
-    OPEN / CLOSED / SUSPENDED / RESULTED → VOIDED (every stake refunded, RULES 10).
+    OPEN / CLOSED / SUSPENDED / RESULTED → VOIDED (every stake refunded, RULES 10); SETTLED → VOIDED
+    is a reversal (every return taken back, every stake refunded, by new ledger entries).
     ``cancelled_at`` marks a round that was cancelled (RULES 10): it keeps its state until
     settlement's void, takes no bet and makes no other move (``transition`` allows only VOIDED).
     ``record`` is the round record (ROUND_RECORD.md) as received, kept as evidence, never changed.
@@ -174,7 +175,7 @@ class Round(models.Model):
         State.SUSPENDED: {State.CLOSED, State.VOIDED},
         State.RESULTED: {State.SETTLED, State.SETTLEMENT_FAILED, State.VOIDED},
         State.SETTLEMENT_FAILED: {State.SETTLED, State.VOIDED},
-        State.SETTLED: set(),
+        State.SETTLED: {State.VOIDED},  # a reversal: every return taken back, every stake refunded
         State.VOIDED: set(),
     }
     #: The timestamp column each state sets when entered.
