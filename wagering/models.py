@@ -5,8 +5,31 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import MONEY, Player
-from tables.models import Round
+from accounts.models import MONEY, Currency, Player
+from tables.models import Round, Table
+
+
+class CopiedForeignKey(models.ForeignKey):
+    """A foreign key that copies a value of the row's other relations when a row is inserted without
+    it: ``copy_from`` is a dotted attribute path from the instance (``"round.table_id"``). Set by
+    ``save()`` and ``bulk_create()`` alike (Django asks ``pre_save`` of every inserted field), so no
+    ORM path can leave it out; plain-SQL inserts must set the column themselves."""
+
+    def __init__(self, *args, copy_from, **kwargs):
+        self.copy_from = copy_from
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self):
+        name, path, args, kwargs = super().deconstruct()
+        return name, path, args, {**kwargs, "copy_from": self.copy_from}
+
+    def pre_save(self, model_instance, add):
+        if add and getattr(model_instance, self.attname) is None:
+            value = model_instance
+            for name in self.copy_from.split("."):
+                value = getattr(value, name)
+            setattr(model_instance, self.attname, value)
+        return super().pre_save(model_instance, add)
 
 
 class Bet(models.Model):
@@ -21,6 +44,8 @@ class Bet(models.Model):
       default its idempotency key), unique per round.
     - ``follow_double`` / ``follow_split``: a behind bet that followed the seat (RULES 6).
     - ``outcome`` / ``returned``: written by settlement.
+    - ``table`` / ``currency``: copies of ``round.table`` and its currency at placement
+      (``CopiedForeignKey``), so that bet lists, filters and totals need not join the rounds.
     """
 
     class Type(models.TextChoices):
@@ -40,6 +65,10 @@ class Bet(models.Model):
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bets")
+    table = CopiedForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False,
+                             copy_from="round.table_id")  # indexed by bet_table_placed
+    currency = CopiedForeignKey(Currency, on_delete=models.PROTECT, related_name="+", db_index=False,
+                                copy_from="round.table.currency_id")
     type = models.CharField(max_length=16, choices=Type.choices)
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     stake = models.DecimalField(**MONEY)
@@ -64,6 +93,7 @@ class Bet(models.Model):
             models.Index(fields=["round", "type"], name="bet_round_type"),
             models.Index(fields=["state"], name="bet_state"),
             models.Index(fields=["placed_at", "id"], name="bet_placed"),
+            models.Index(fields=["table", "placed_at", "id"], name="bet_table_placed"),
         ]
 
     def __str__(self):

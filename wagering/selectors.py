@@ -25,22 +25,31 @@ ZERO = Value(Decimal(0), output_field=DecimalField(**MONEY))
 def with_money(bets):
     """``bets`` (a ``Bet`` queryset) annotated with ``extras_total`` (sum of its extra stakes),
     ``staked`` (original stake + extras), ``returned_total`` (what came back: ``returned`` once
-    settled, everything staked once refunded, None while open), ``net`` (``returned_total`` -
-    ``staked``, None while open) and ``currency`` (the table's currency code)."""
+    settled, everything staked once refunded, None while open) and ``net`` (``returned_total`` -
+    ``staked``, None while open). The currency is the bet's own ``currency_id``."""
     extras = (BetExtra.objects.filter(bet=OuterRef("pk")).order_by().values("bet")
               .annotate(total=Sum("amount")).values("total"))
     bets = bets.annotate(extras_total=Coalesce(Subquery(extras, output_field=DecimalField(**MONEY)), ZERO))
     bets = bets.annotate(staked=F("stake") + F("extras_total"))
     refunded = Case(When(state=Bet.State.REFUNDED, then=F("staked")), default=None, output_field=DecimalField(**MONEY))
-    bets = bets.annotate(returned_total=Coalesce("returned", refunded), currency=F("round__table__currency_id"))
+    bets = bets.annotate(returned_total=Coalesce("returned", refunded))
     return bets.annotate(net=F("returned_total") - F("staked"))
 
 
 def bets_for_player(player):
     """The bets of ``player``, newest first (by ``placed_at``, then ``id``), with ``with_money``
-    annotations and their round (without its record: ``round_result`` loads it), table and currency."""
-    return (with_money(Bet.objects.filter(player=player)).select_related("round__table__currency")
+    annotations and their round (without its record: ``round_result`` loads it), table and currency.
+    Lists read ``.values(*BET_ROW)`` of it instead (the select_related joins then drop out)."""
+    return (with_money(Bet.objects.filter(player=player)).select_related("round__table", "currency")
             .defer("round__record").order_by("-placed_at", "-id"))
+
+
+#: The values of a bet in a list (``bets_for_player(...).values(*BET_ROW)``): the bet, its money
+#: annotations, its round's public fields, its table's code and variant and its currency's minor
+#: units (the page's rounds are joined; table and currency are small).
+BET_ROW = ("id", "type", "seat", "stake", "staked", "returned_total", "net", "state", "outcome", "placed_at",
+           "settled_at", "currency_id", "currency__minor_units", "table__code", "table__variant", "round_id",
+           "round__external_id", "round__shoe_round", "round__state")
 
 
 @dataclass(frozen=True)
@@ -65,12 +74,12 @@ def bet_totals(bets):
     (a refunded bet not yet given a ``returned`` got its extras back too)."""
     bets = bets.order_by()
     refunded_stake = Case(When(state=Bet.State.REFUNDED, then=F("stake")), default=ZERO)
-    rows = (bets.values(code=F("round__table__currency_id"))
+    rows = (bets.values(code=F("currency_id"))
             .annotate(n=Count("id"), staked=Sum("stake"), returned=Sum(Coalesce("returned", refunded_stake))))
     refunded_extra = Case(When(bet__state=Bet.State.REFUNDED, bet__returned__isnull=True, then=F("amount")),
                           default=ZERO)
     extras = {r["code"]: r for r in BetExtra.objects.filter(bet__in=bets.values("pk"))
-              .values(code=F("bet__round__table__currency_id"))
+              .values(code=F("bet__currency_id"))
               .annotate(staked=Sum("amount"), returned=Sum(refunded_extra))}
     currencies = Currency.objects.in_bulk([r["code"] for r in rows])
     totals = []
