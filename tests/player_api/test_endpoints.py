@@ -1,11 +1,14 @@
 """The player API's endpoints: /me, the bet list and its filters, a bet's detail, a round, the ledger."""
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
+from wagering.player_api.serializers import PlayerBetSerializer
+from wagering.selectors import bets_for_player
 
 pytestmark = pytest.mark.django_db
 
@@ -24,13 +27,28 @@ def test_only_players_get_in(eur):
 
 
 def test_bet_list_totals_and_money(api, premium_round):
-    data = api.get("/api/v1/bets/").json()
+    data = api.get("/api/v1/bets/?totals=true").json()
     assert [b["type"] for b in data["results"]] == ["pairs", "main"]  # newest first
     main = data["results"][1]
     assert (main["stake"], main["staked"], main["returned"], main["net"], main["state"], main["outcome"]) == (
         "20.00", "20.00", "40.00", "20.00", "settled", "win")
     assert data["totals"] == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00"}]
     assert data["next"] is None and data["previous"] is None
+
+
+def test_bet_list_rows_match_the_bet_serializer_and_totals_only_when_asked(api, premium_round,
+                                                                          django_assert_num_queries):
+    """The list's hand-written rows (``bet_row``) are exactly what ``PlayerBetSerializer`` shows,
+    in the requested zone; without ``totals=true`` the list costs one query beyond auth/throttle."""
+    data = api.get("/api/v1/bets/?tz=Europe/Berlin").json()
+    assert data["totals"] is None
+    player = Bet.objects.get(pk=data["results"][0]["id"]).player
+    with timezone.override("Europe/Berlin"):
+        assert data["results"] == PlayerBetSerializer(bets_for_player(player), many=True).data
+    with django_assert_num_queries(3):  # token + user, the page (throttle counters live in the cache)
+        api.get("/api/v1/bets/")
+    with django_assert_num_queries(6):  # + the two grouped totals scans and the currencies
+        api.get("/api/v1/bets/?totals=true")
 
 
 def test_bet_detail_of_a_bet_behind_hides_the_seated_player(premium_round, bob):

@@ -54,6 +54,29 @@ class TimeZoneFilter(filters.CharFilter):
     field_class = TimeZoneField
 
 
+class StrictBooleanField(forms.Field):
+    """``true``/``1`` or ``false``/``0`` (anything else is a validation error, not a silent None)."""
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if value in ("true", "1"):
+            return True
+        if value in ("false", "0"):
+            return False
+        raise forms.ValidationError("true or false")
+
+
+@extend_schema_field({"type": "boolean"})
+class FlagFilter(filters.Filter):
+    """A boolean query flag read by the view, not a filter (``StrictBooleanField``)."""
+
+    field_class = StrictBooleanField
+
+    def filter(self, queryset, value):
+        return queryset
+
+
 class BetFilter(filters.FilterSet):
     """Filters of ``GET /api/v1/bets/``. ``date_from`` / ``date_to`` are calendar days (inclusive)
     in the time zone ``tz`` (IANA name, default UTC): ``date_from=2026-03-31&tz=Europe/Berlin``
@@ -63,12 +86,14 @@ class BetFilter(filters.FilterSet):
     date_to = filters.DateFilter(method="filter_date_to", help_text="Last day (YYYY-MM-DD), inclusive, in `tz`.")
     tz = TimeZoneFilter(method="filter_tz",
                               help_text="IANA time zone of the day boundaries and of the times shown (default UTC).")
-    table = CodeFilter(field_name="round__table__code", max_length=32, help_text="Table code.")
-    variant = filters.ChoiceFilter(field_name="round__table__variant", choices=Variant.choices)
+    table = CodeFilter(field_name="table__code", max_length=32, help_text="Table code.")
+    variant = filters.ChoiceFilter(field_name="table__variant", choices=Variant.choices)
     type = filters.ChoiceFilter(choices=Bet.Type.choices, help_text="Bet type.")
     state = filters.ChoiceFilter(choices=Bet.State.choices)
     outcome = filters.ChoiceFilter(choices=[(o, o) for o in OUTCOMES])
     round = IdFilter(field_name="round_id", help_text="Round id.")
+    totals = FlagFilter(help_text="true: add `totals` over every bet the filters select (all pages); "
+                                  "they cost a scan of those bets, so ask once, not on every page.")
 
     class Meta:
         model = Bet

@@ -42,7 +42,8 @@ class KeysetPagination(BasePagination):
         return (self.cursor_query_param, self.page_size_query_param)
 
     def paginate_queryset(self, queryset, request, view=None):
-        """The rows of the requested page (a list), ordered newest first."""
+        """The rows of the requested page (a list of models, or of dicts for a ``.values()``
+        queryset that includes the ``ordering`` fields), ordered newest first."""
         self.request = request
         size = self.get_page_size(request)
         position, backwards = self.decode_cursor(request)
@@ -74,7 +75,7 @@ class KeysetPagination(BasePagination):
     # -- cursors: urlsafe base64 of JSON ["n"|"p", [key values...]] ---------------------------------
 
     def _link(self, row, backwards):
-        values = [getattr(row, name) for name in self.ordering]
+        values = [row[name] if isinstance(row, dict) else getattr(row, name) for name in self.ordering]
         payload = json.dumps(["p" if backwards else "n", [v.isoformat() if hasattr(v, "isoformat") else v
                                                            for v in values]], separators=(",", ":"))
         token = base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")

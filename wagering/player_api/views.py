@@ -60,16 +60,20 @@ class IsPlayer(BasePermission):
 
 
 class BetPagination(KeysetPagination):
-    """Bets newest first by ``(placed_at, id)``; the page also carries ``totals`` (set by the view)."""
+    """Bets newest first by ``(placed_at, id)``, 20 a page by default; the page also carries
+    ``totals`` (set by the view: null unless ``totals=true``)."""
 
     ordering = ("placed_at", "id")
+    page_size = 20
 
     def get_paginated_response_schema(self, schema):
         page = super().get_paginated_response_schema(schema)
         amount = s.AMOUNT_SCHEMA
         page["required"].append("totals")
         page["properties"]["totals"] = {
-            "type": "array", "description": "Per currency, over every bet the filters select (all pages).",
+            "type": "array", "nullable": True,
+            "description": "With `totals=true`: per currency, over every bet the filters select (all pages); "
+                           "otherwise null.",
             "items": {"type": "object", "required": ["currency", "count", "staked", "returned", "net"],
                       "properties": {"currency": {"type": "string"}, "count": {"type": "integer"},
                                      "staked": amount, "returned": amount, "net": amount}}}
@@ -152,12 +156,12 @@ class BetListView(PlayerAPIView):
         return selectors.bets_for_player(self.player)
 
     @extend_schema(responses={200: s.PlayerBetSerializer(many=True), **ERRORS},
-                   summary="Your bets, newest first, with totals of the filtered range")
+                   summary="Your bets, newest first; with totals=true, the totals of the filtered range")
     def get(self, request):
         bets, filters = self.filtered(self.get_queryset())
         with timezone.override(filters.get("tz") or "UTC"):
-            page = s.PlayerBetSerializer(self.paginate_queryset(bets), many=True).data
-            totals = s.TotalsSerializer(selectors.bet_totals(bets), many=True).data
+            page = [s.bet_row(row) for row in self.paginate_queryset(bets.values(*selectors.BET_ROW))]
+        totals = s.TotalsSerializer(selectors.bet_totals(bets), many=True).data if filters.get("totals") else None
         response = self.get_paginated_response(page)
         response.data["totals"] = totals
         return response
