@@ -105,23 +105,59 @@ def post(postings, *, allow_negative=False):
 
 
 def _write(txn_rows, entry_rows, wallets, result):
-    """Insert the new transactions and entries and store the wallets' new balances, as plain
-    multi-row statements (the ORM's per-row model instances cost more than the database work)."""
-    txn_table, entry_table = LedgerTransaction._meta.db_table, LedgerEntry._meta.db_table
+    """Insert the new transactions (``txn_rows``: ``(key, kind, currency, memo, created_at)``) and
+    their entries (``entry_rows``: ``(key, account pk, amount, balance_after)``), store the wallets'
+    new balances (``wallets``: ``{pk: [balance, flagged]}``) and give ``result``'s new transactions
+    their pks. Plain SQL: the ORM's per-row model instances cost more than the database work."""
+    balances = [(pk, balance, flagged) for pk, (balance, flagged) in wallets.items()]
+    write = _write_postgresql if connection.vendor == "postgresql" else _write_portable
     with connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {txn_table} (key, kind, currency_id, memo, created_at) "
-                           "VALUES (%s, %s, %s, %s, %s)", txn_rows)
-        keys = [row[0] for row in txn_rows]
-        ids = {}
-        for i in range(0, len(keys), 5000):
-            ids.update(LedgerTransaction.objects.filter(key__in=keys[i:i + 5000]).values_list("key", "pk"))
-        cursor.executemany(f"INSERT INTO {entry_table} (transaction_id, account_id, amount, balance_after) "
-                           "VALUES (%s, %s, %s, %s)", [(ids[k], a, x, b) for k, a, x, b in entry_rows])
-        cursor.executemany(f"UPDATE {Account._meta.db_table} SET balance = %s, negative_flagged = %s WHERE id = %s",
-                           [(balance, flagged, pk) for pk, (balance, flagged) in wallets.items()])
+        ids = write(cursor, txn_rows, entry_rows, balances)
     for key, pk in ids.items():
         result[key].pk = pk
         result[key]._state.adding = False
+
+
+def _write_postgresql(cursor, txn_rows, entry_rows, balances):
+    """``_write`` in ONE statement: the transactions inserted from arrays (``unnest``) returning
+    their ids, the entries joined to them by key, the wallets updated. Returns ``{key: pk}``."""
+    cursor.execute(
+        f"""WITH txn AS (
+                INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at)
+                SELECT * FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::timestamptz[])
+                RETURNING key, id),
+            entries AS (
+                INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
+                SELECT txn.id, e.account, e.amount, e.balance_after
+                FROM unnest(%s::varchar[], %s::bigint[], %s::numeric[], %s::numeric[])
+                     AS e(key, account, amount, balance_after) JOIN txn USING (key)),
+            wallets AS (
+                UPDATE {Account._meta.db_table} AS a SET balance = w.balance, negative_flagged = w.flagged
+                FROM unnest(%s::bigint[], %s::numeric[], %s::boolean[]) AS w(id, balance, flagged)
+                WHERE a.id = w.id)
+            SELECT key, id FROM txn""",
+        _columns(txn_rows, 5) + _columns(entry_rows, 4) + _columns(balances, 3))
+    return dict(cursor.fetchall())
+
+
+def _columns(rows, width):
+    """``rows`` (tuples of ``width`` values) as ``width`` lists, one per column (arrays for ``unnest``)."""
+    return [list(column) for column in zip(*rows)] or [[] for _ in range(width)]
+
+
+def _write_portable(cursor, txn_rows, entry_rows, balances):
+    """``_write`` with ``executemany`` (SQLite, the zero-setup default). Returns ``{key: pk}``."""
+    cursor.executemany(f"INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at) "
+                       "VALUES (%s, %s, %s, %s, %s)", txn_rows)
+    keys = [row[0] for row in txn_rows]
+    ids = {}
+    for i in range(0, len(keys), 5000):
+        ids.update(LedgerTransaction.objects.filter(key__in=keys[i:i + 5000]).values_list("key", "pk"))
+    cursor.executemany(f"INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after) "
+                       "VALUES (%s, %s, %s, %s)", [(ids[k], a, x, b) for k, a, x, b in entry_rows])
+    cursor.executemany(f"UPDATE {Account._meta.db_table} SET balance = %s, negative_flagged = %s WHERE id = %s",
+                       [(balance, flagged, pk) for pk, balance, flagged in balances])
+    return ids
 
 
 def post_one(**posting):
