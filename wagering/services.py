@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerError
@@ -64,12 +65,15 @@ class ExtraOutcome:
         return self.extra is not None
 
 
+def _wallets_query(currency, *, lock):
+    """The wallets in ``currency`` (a ``Currency``), their currency loaded, locked in pk order if ``lock``."""
+    wallets = Account.objects.filter(kind=Account.Kind.WALLET, currency=currency).select_related("currency")
+    return wallets.select_for_update(of=("self",)).order_by("pk") if lock else wallets
+
+
 def _wallets(players, currency, *, lock):
     """``{player_id: wallet Account}`` of ``players`` in ``currency``, locked in pk order if ``lock``."""
-    wallets = Account.objects.filter(kind=Account.Kind.WALLET, currency=currency, player__in=players).select_related("currency")
-    if lock:
-        wallets = wallets.select_for_update(of=("self",)).order_by("pk")
-    return {w.player_id: w for w in wallets}
+    return {w.player_id: w for w in _wallets_query(currency, lock=lock).filter(player__in=players)}
 
 
 class _Placement:
@@ -85,16 +89,19 @@ class _Placement:
         self.closed = round_.state != Round.State.OPEN or round_.cancelled_at is not None
         self.limits = {limit.bet_type: limit for limit in self.table.limits.all()}
         requests = [r for r in requests if isinstance(r, dict)]
-        codes = [r.get("player") for r in requests if isinstance(r.get("player"), str)]
-        self.players = {p.code: p for p in Player.objects.filter(code__in=codes)}
-        self.wallets = _wallets(self.players.values(), self.table.currency, lock=True)
+        codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
+        self.wallets, self.players = self._wallets_and_players(codes)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
-        keys = [r.get("key") for r in requests if isinstance(r.get("key"), str)]
-        self.existing = {b.idempotency_key: b for b in
-                         Bet.objects.filter(idempotency_key__in=keys + [k + MIRROR for k in keys])}
-        record_ids = [r.get("record_id") or r.get("key") for r in requests]
-        self.record_ids = set(Bet.objects.filter(round=round_, record_id__in=[i for i in record_ids if isinstance(i, str)])
-                              .values_list("record_id", flat=True))
+        keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
+        keys |= {k + MIRROR for k in keys}
+        record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
+        known = Bet.objects.filter(Q(idempotency_key__in=keys) | Q(round=round_, record_id__in=record_ids))
+        self.existing, self.record_ids = {}, set()
+        for bet in known:  # one query for both: the keys already placed, the record ids already used
+            if bet.idempotency_key in keys:
+                self.existing[bet.idempotency_key] = bet
+            if bet.round_id == round_.pk and bet.record_id in record_ids:
+                self.record_ids.add(bet.record_id)
         self.seats, self.main, self.behind, self.taken = {}, {}, {}, []
         if not self.rules.shared_hand:
             self.seats = {s.number: s for s in Seat.objects.select_for_update().filter(table=self.table).order_by("pk")}
@@ -103,6 +110,17 @@ class _Placement:
                     self.main[bet.seat] = bet
                 else:
                     self.behind.setdefault(bet.player_id, set()).add(bet.seat)
+
+    def _wallets_and_players(self, codes):
+        """``({player_id: locked wallet}, {code: Player})`` for the player ``codes``: the wallets
+        with their players in one query; players without a wallet in the table currency by a second
+        one, only if there are any (they are rejected later for lack of funds, not as unknown)."""
+        wallets = {w.player_id: w for w in _wallets_query(self.table.currency, lock=True)
+                   .filter(player__code__in=codes).select_related("player")}
+        players = {w.player.code: w.player for w in wallets.values()}
+        if missing := codes - players.keys():
+            players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
+        return wallets, players
 
     # -- one request ------------------------------------------------------------------------------
 
@@ -274,9 +292,8 @@ def place_bets(*, round_id, bets, actor="", actor_user=None):
             new += outcome.bets
         outcomes.append(outcome)
     if new:
-        try:
-            with transaction.atomic():
-                Bet.objects.bulk_create(new, batch_size=2000)
+        try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
+            Bet.objects.bulk_create(new, batch_size=2000)
         except IntegrityError:  # a concurrent request used one of these keys for another player
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
         house = house_account(name=round_.table.house_name, currency=round_.table.currency_id)
