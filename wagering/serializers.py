@@ -125,10 +125,19 @@ class ExtraRequestSerializer(serializers.Serializer):
                                   help_text="The hand's cards (required for double and split).")
 
 
+class ExtraBatchSerializer(serializers.Serializer):
+    extras = ExtraRequestSerializer(many=True)
+
+
 class ExtraOutcomeSerializer(serializers.Serializer):
     applied = serializers.BooleanField()
     action = serializers.CharField(allow_null=True, help_text="What to apply to the hand: the kind, or the fallback.")
     extra = BetExtraSerializer(allow_null=True)
+    error = ErrorSerializer(allow_null=True, help_text="Batch only: why this request was rejected (nothing taken).")
+
+
+class ExtraBatchResultSerializer(serializers.Serializer):
+    results = ExtraOutcomeSerializer(many=True)
 
 
 class ResultRequestSerializer(serializers.Serializer):

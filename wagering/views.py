@@ -77,14 +77,28 @@ class CloseView(GameAPIView):
         return _round(services.close_betting(round_id=pk, **self.actor()))
 
 
+def _extra_outcome(outcome):
+    return {"applied": outcome.applied, "action": outcome.action,
+            "extra": s.BetExtraSerializer(outcome.extra).data if outcome.extra else None,
+            "error": error_body(outcome.error) if outcome.error else None}
+
+
 class ExtrasView(GameAPIView):
-    @extend_schema(request=s.ExtraRequestSerializer, responses={200: s.ExtraOutcomeSerializer, **ERRORS},
-                   summary="Double, split, insurance, follow double / split; returns what to apply (fallback)")
+    @extend_schema(
+        request=PolymorphicProxySerializer(component_name="ExtraOrBatch", resource_type_field_name=None,
+                                           serializers=[s.ExtraRequestSerializer, s.ExtraBatchSerializer]),
+        responses={200: PolymorphicProxySerializer(component_name="ExtraOutcomeOrBatch", resource_type_field_name=None,
+                                                   serializers=[s.ExtraOutcomeSerializer, s.ExtraBatchResultSerializer]),
+                   **ERRORS},
+        summary="Double, split, insurance, follow double / split: one (an object) or many ({\"extras\": [...]}, "
+                "one result each); returns what to apply (fallback)")
     def post(self, request, pk):
-        outcome = services.add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, request.data),
-                                           **self.actor())
-        return Response({"applied": outcome.applied, "action": outcome.action,
-                         "extra": s.BetExtraSerializer(outcome.extra).data if outcome.extra else None})
+        data = request.data
+        if isinstance(data, dict) and isinstance(data.get("extras"), list):
+            outcomes = services.add_extra_stakes(round_id=pk, extras=data["extras"], **self.actor())
+            return Response({"results": [_extra_outcome(o) for o in outcomes]})
+        outcome = services.add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, data), **self.actor())
+        return Response(_extra_outcome(outcome))
 
 
 class PlayEventsView(GameAPIView):

@@ -109,6 +109,27 @@ def test_bulk_bets_one_result_each(eur, game_client):
     assert balance(rich) == D("88.00") and balance(poor) == D("1.00")
 
 
+def test_bulk_extras_one_result_each(eur, game_client):
+    rich, poor = PlayerFactory(funded="100.00"), PlayerFactory(funded="10.00")
+    round_id = open_round(game_client, BoundlessTableFactory())
+    game_client.post(f"/api/game/v1/rounds/{round_id}/bets/", {"bets": [
+        {"key": "r", "player": rich.code, "type": "main", "stake": "10.00"},
+        {"key": "p", "player": poor.code, "type": "main", "stake": "10.00"},
+    ]}, format="json")
+    game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"extras": [
+        {"bet": "r", "kind": "double", "cards": ["5H", "6D"]},
+        {"bet": "p", "kind": "double", "cards": ["5H", "6D"]},
+        {"bet": "r", "kind": "split"},
+    ]}, format="json")
+    assert response.status_code == 200
+    results = response.data["results"]
+    assert [(r["applied"], r["action"], r["error"] and r["error"]["code"]) for r in results] == [
+        (True, "double", None), (False, "hit", None), (False, None, "invalid_input")]
+    assert D(results[0]["extra"]["amount"]) == D("10.00")
+    assert balance(rich) == D("80.00") and balance(poor) == D("0.00")
+
+
 # --- complete rounds -------------------------------------------------------------------------------
 
 def load_case(name):

@@ -283,6 +283,30 @@ def test_rules_4_double_debits_once_under_double_key(eur):
     assert BetExtra.objects.count() == 1 and "extra_stake" in kinds(round_)
 
 
+def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
+    player, other = PlayerFactory(funded="35.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, player, key="m")
+    bet(round_, other, key="o")
+    services.close_betting(round_id=round_.pk)
+    outcomes = services.add_extra_stakes(round_id=round_.pk, extras=[
+        {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
+        {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
+        {"bet": "m", "kind": "double", "cards": ["8H", "2C"]},             # 0.00 left: falls back
+        {"bet": "nope", "kind": "insurance"},
+        {"bet": "o", "kind": "insurance"},
+        {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},              # the same again: no second debit
+    ])
+    assert [(o.applied, o.action) for o in outcomes] == [
+        (True, "split"), (True, "double"), (False, "hit"), (False, None), (True, "insurance"), (True, "split")]
+    assert isinstance(outcomes[3].error, NotFound) and outcomes[0].extra == outcomes[5].extra
+    m, o = Bet.objects.get(record_id="m"), Bet.objects.get(record_id="o")
+    assert keys("split:") | keys("double:") | keys("insurance:") == {f"split:{m.pk}", f"double:{m.pk}:2",
+                                                                      f"insurance:{o.pk}"}
+    assert balance(player) == D("5.00") and balance(other) == D("85.00")
+    assert kinds(round_).count("extra_stake") == 3 and kinds(round_).count("fallback") == 1
+
+
 @pytest.mark.parametrize("table_factory,cards,action", [
     (PremiumTableFactory, ["TH", "2D"], "hit"),       # premium: always a hit
     (BoundlessTableFactory, ["TH", "2D"], "stand"),   # 12 > 11: stand
