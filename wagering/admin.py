@@ -36,7 +36,7 @@ class BetSearchFilter(InputFilter):
             rnd = values["round"]
             queryset = queryset.filter(round_id=int(rnd)) if rnd.isdigit() else queryset.filter(round__external_id=rnd)
         if "table" in values:
-            queryset = queryset.filter(round__table__code=values["table"])
+            queryset = queryset.filter(table__code=values["table"])
         return queryset
 
 
@@ -77,8 +77,8 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
 
     list_display = ("id", "placed_at", "player", "table", "variant", "round_link", "type", "seat", "stake",
                     "state", "outcome", "returned")
-    list_select_related = ("player", "round__table")
-    list_filter = (BetSearchFilter, PlacedFilter, StakeFilter, ("round__table__variant", admin.ChoicesFieldListFilter),
+    list_select_related = ("player", "round", "table")
+    list_filter = (BetSearchFilter, PlacedFilter, StakeFilter, ("table__variant", admin.ChoicesFieldListFilter),
                    "type", "state", OutcomeFilter)
     ordering = ("-placed_at", "-id")
     list_per_page = 50
@@ -86,13 +86,12 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
     change_list_template = "admin/wagering/bet/change_list.html"
     change_form_template = "admin/wagering/bet/change_form.html"
 
-    @admin.display(description="table", ordering="round__table__code")
-    def table(self, bet):
-        return bet.round.table.code
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("round__record")  # the list shows the round's id only
 
     @admin.display(description="variant")
     def variant(self, bet):
-        return bet.round.table.variant
+        return bet.table.variant
 
     @admin.display(description="round")
     def round_link(self, bet):

@@ -7,8 +7,8 @@ from settlement.models import OperatorAction
 #: The Bet Record CSV columns: (header, value path for ``values_list``).
 CSV_COLUMNS = [
     ("bet_id", "id"), ("record_id", "record_id"), ("placed_at", "placed_at"), ("player", "player__code"),
-    ("table", "round__table__code"), ("variant", "round__table__variant"), ("round", "round__external_id"),
-    ("type", "type"), ("seat", "seat"), ("stake", "stake"), ("currency", "round__table__currency_id"),
+    ("table", "table__code"), ("variant", "table__variant"), ("round", "round__external_id"),
+    ("type", "type"), ("seat", "seat"), ("stake", "stake"), ("currency", "currency_id"),
     ("state", "state"), ("outcome", "outcome"), ("returned", "returned"), ("settled_at", "settled_at"),
 ]
 

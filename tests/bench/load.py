@@ -1,31 +1,36 @@
-"""The shared benchmark data set: a million settled bets loaded with plain SQL (``INSERT … SELECT
-generate_series``), reused when already there. ``ensure_bets(n)`` is what a benchmark calls.
+"""The shared benchmark data set (``make bench-admin``, ``make bench-api``): a million settled bets
+loaded with plain SQL (``INSERT … SELECT generate_series``), reused when already there.
+``ensure_bets(n)`` is what a benchmark calls.
 
-Shape: one boundless table ``bench-load`` in EUR, ``PLAYERS`` players (``bench-p-<i>``) with a
-wallet each, rounds of ``PER_ROUND`` main bets of 10.00 (one a minute, the latest now), each round
-SETTLED with a valid round record (dealer T♣ 7♠, players 8♣ 8♥ standing: every bet lost, returned
-0) so a bet's page can replay it."""
+Shape: one boundless table ``bench-bets`` in EUR, ``PLAYERS`` players (``bench-p-<i>``) with a
+wallet each, rounds of ``PER_ROUND`` main bets of 10.00 (one a minute, the latest now; a round's
+bets share its placing time: ties everywhere). Bet 0 of every round is the heavy player's
+(``bench-p-1``: 100,000 of a million), the others go round-robin to the rest (~90 each). Each round
+is SETTLED with a valid round record (dealer T♣ 7♠, players 8♣ 8♥ standing: every bet lost,
+returned 0) so a bet's page can replay it."""
 
 from dataclasses import dataclass
 
-TABLE = "bench-load"
+TABLE = "bench-bets"
 PLAYERS = 10_000
-PER_ROUND = 100
+PER_ROUND = 10
 
 
 @dataclass
 class Loaded:
-    """What is loaded: the ``table`` (a ``Table``), ``bets`` (count), a ``player_code`` with bets,
-    and ``sample_bet_ids`` spread over the data set."""
+    """What is loaded: the ``table`` (a ``Table``), ``bets`` (count), a ``player_code`` with ~90
+    bets, the ``heavy_code`` of the player with a tenth of them, and ``sample_bet_ids`` spread over
+    the data set."""
 
     table: object
     bets: int
     player_code: str
+    heavy_code: str
     sample_bet_ids: list
 
 
 def ensure_bets(n=1_000_000):
-    """Load ``n`` bets (rounded up to whole rounds) unless table ``bench-load`` already holds at
+    """Load ``n`` bets (rounded up to whole rounds) unless table ``bench-bets`` already holds at
     least ``n``; returns ``Loaded``. Prints what it did."""
     import time
 
@@ -38,8 +43,7 @@ def ensure_bets(n=1_000_000):
     table, _ = Table.objects.get_or_create(code=TABLE, defaults={"name": "Bench load", "variant": "boundless",
                                                                  "currency_id": "EUR", "seats": None})
     with connection.cursor() as cur:
-        cur.execute("SELECT count(*) FROM wagering_bet b JOIN tables_round r ON r.id = b.round_id WHERE r.table_id = %s",
-                    [table.pk])
+        cur.execute("SELECT count(*) FROM wagering_bet WHERE table_id = %s", [table.pk])
         have = cur.fetchone()[0]
     if have < n:
         start = time.perf_counter()
@@ -49,13 +53,12 @@ def ensure_bets(n=1_000_000):
             cur.execute("ANALYZE")
         print(f"loaded {n - have:,} bets in {time.perf_counter() - start:.0f} s")
     with connection.cursor() as cur:
-        cur.execute("""SELECT b.id FROM wagering_bet b JOIN tables_round r ON r.id = b.round_id
-                       WHERE r.table_id = %s AND b.id %% 99991 = 0 ORDER BY b.id LIMIT 50""", [table.pk])
-        sample = [row[0] for row in cur.fetchall()]
-        cur.execute("SELECT count(*) FROM wagering_bet b JOIN tables_round r ON r.id = b.round_id WHERE r.table_id = %s",
+        cur.execute("""SELECT id FROM wagering_bet WHERE table_id = %s AND id %% 99991 = 0 ORDER BY id LIMIT 50""",
                     [table.pk])
+        sample = [row[0] for row in cur.fetchall()]
+        cur.execute("SELECT count(*) FROM wagering_bet WHERE table_id = %s", [table.pk])
         total = cur.fetchone()[0]
-    return Loaded(table=table, bets=total, player_code="bench-p-1", sample_bet_ids=sample)
+    return Loaded(table=table, bets=total, player_code="bench-p-2", heavy_code="bench-p-1", sample_bet_ids=sample)
 
 
 def _load(cur, table_id, rounds, first_round):
@@ -86,17 +89,18 @@ def _load(cur, table_id, rounds, first_round):
                    FROM generate_series(%s, %s) i""",
                 [table_id, shoe_id, last, last, last, last, first_round + 1, last])
     cur.execute("""CREATE TEMP TABLE bench_players ON COMMIT DROP AS
-                   SELECT row_number() OVER (ORDER BY id) - 1 AS n, id, code FROM accounts_player
+                   SELECT substr(code, 9)::int - 1 AS n, id, code FROM accounts_player
                    WHERE code LIKE 'bench-p-%%'""")
-    cur.execute("""INSERT INTO wagering_bet (round_id, player_id, type, seat, stake, state, outcome, returned,
-                                             idempotency_key, record_id, follow_double, follow_split, placed_at,
-                                             settled_at)
-                   SELECT r.id, p.id, 'main', NULL, 10, 'settled', 'lose', 0, 'bench:' || r.id || ':' || k,
-                          'b' || k, false, false, r.opened_at + k * interval '1 ms', r.settled_at
-                   FROM tables_round r CROSS JOIN generate_series(0, %s - 1) k
-                   JOIN bench_players p ON p.n = (r.shoe_round * %s + k) %% %s
-                   WHERE r.table_id = %s AND r.shoe_round > %s""",
-                [PER_ROUND, PER_ROUND, PLAYERS, table_id, first_round])
+    cur.execute("""INSERT INTO wagering_bet (round_id, table_id, currency_id, player_id, type, seat, stake, state,
+                                             outcome, returned, idempotency_key, record_id, follow_double,
+                                             follow_split, placed_at, settled_at)
+                   SELECT r.id, r.table_id, 'EUR', p.id, 'main', NULL, 10, 'settled', 'lose', 0,
+                          'bench:' || r.id || ':' || k, 'b' || k, false, false, r.opened_at, r.settled_at
+                   FROM tables_round r CROSS JOIN generate_series(0, %(per)s - 1) k
+                   JOIN bench_players p ON p.n = CASE WHEN k = 0 THEN 0
+                        ELSE 1 + (r.shoe_round * (%(per)s - 1) + k) %% (%(players)s - 1) END
+                   WHERE r.table_id = %(table)s AND r.shoe_round > %(first)s""",
+                {"per": PER_ROUND, "players": PLAYERS, "table": table_id, "first": first_round})
     cur.execute("""UPDATE tables_round r SET record = jsonb_build_object(
                        'format', 'round-record/1', 'variant', 'boundless', 'round', r.external_id,
                        'shoe_round', r.shoe_round, 'currency', 'EUR', 'dealer', '["TC", "7S"]'::jsonb,
