@@ -17,6 +17,7 @@ from django.utils import timezone
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
 from .money import parse_amount
+from .sql import execute_binary
 
 Kind = LedgerTransaction.Kind
 
@@ -110,34 +111,37 @@ def _write(txn_rows, entry_rows, wallets, result):
     new balances (``wallets``: ``{pk: [balance, flagged]}``) and give ``result``'s new transactions
     their pks. Plain SQL: the ORM's per-row model instances cost more than the database work."""
     balances = [(pk, balance, flagged) for pk, (balance, flagged) in wallets.items()]
-    write = _write_postgresql if connection.vendor == "postgresql" else _write_portable
-    with connection.cursor() as cursor:
-        ids = write(cursor, txn_rows, entry_rows, balances)
+    if connection.vendor == "postgresql":
+        ids = _write_postgresql(txn_rows, entry_rows, balances)
+    else:
+        with connection.cursor() as cursor:
+            ids = _write_portable(cursor, txn_rows, entry_rows, balances)
     for key, pk in ids.items():
         result[key].pk = pk
         result[key]._state.adding = False
 
 
-def _write_postgresql(cursor, txn_rows, entry_rows, balances):
+def _write_postgresql(txn_rows, entry_rows, balances):
     """``_write`` in ONE statement: the transactions inserted from arrays (``unnest``) returning
-    their ids, the entries joined to them by key, the wallets updated. Returns ``{key: pk}``."""
-    cursor.execute(
+    their ids, the entries joined to them by key, the wallets updated; arrays sent in binary
+    (``accounts.sql``). Returns ``{key: pk}``."""
+    rows = execute_binary(
         f"""WITH txn AS (
                 INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at)
-                SELECT * FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::varchar[], %s::timestamptz[])
+                SELECT * FROM unnest(%b::varchar[], %b::varchar[], %b::varchar[], %b::varchar[], %b::timestamptz[])
                 RETURNING key, id),
             entries AS (
                 INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
                 SELECT txn.id, e.account, e.amount, e.balance_after
-                FROM unnest(%s::varchar[], %s::bigint[], %s::numeric[], %s::numeric[])
+                FROM unnest(%b::varchar[], %b::bigint[], %b::numeric[], %b::numeric[])
                      AS e(key, account, amount, balance_after) JOIN txn USING (key)),
             wallets AS (
                 UPDATE {Account._meta.db_table} AS a SET balance = w.balance, negative_flagged = w.flagged
-                FROM unnest(%s::bigint[], %s::numeric[], %s::boolean[]) AS w(id, balance, flagged)
+                FROM unnest(%b::bigint[], %b::numeric[], %b::boolean[]) AS w(id, balance, flagged)
                 WHERE a.id = w.id)
             SELECT key, id FROM txn""",
         _columns(txn_rows, 5) + _columns(entry_rows, 4) + _columns(balances, 3))
-    return dict(cursor.fetchall())
+    return dict(rows)
 
 
 def _columns(rows, width):
