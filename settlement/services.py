@@ -31,6 +31,7 @@ from django.utils import timezone
 from accounts.models import Account, LedgerTransaction
 from accounts.reconcile import reconcile
 from accounts.services import Posting, house_account, post
+from accounts.sql import execute_binary
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from tables.models import Round, RoundEvent
@@ -73,38 +74,44 @@ def _house(round_):
 def _write_bets(rows, state, now):
     """Set ``state``, ``outcome``, ``returned`` and ``settled_at=now`` on many bets at once;
     ``rows``: list of ``(bet pk, outcome, returned Decimal)``. One ``UPDATE ... FROM unnest`` on
-    PostgreSQL, ``bulk_update`` elsewhere."""
+    PostgreSQL (arrays sent in binary, ``accounts.sql``), ``bulk_update`` elsewhere."""
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"UPDATE {Bet._meta.db_table} AS b SET state = %s, outcome = u.outcome, returned = u.returned, "
-                "settled_at = %s FROM unnest(%s::bigint[], %s::text[], %s::numeric[]) AS u(id, outcome, returned) "
-                "WHERE b.id = u.id",
-                [state, now, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
+        execute_binary(
+            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
+            "settled_at = %b::timestamptz FROM unnest(%b::bigint[], %b::varchar[], %b::numeric[]) "
+            "AS u(id, outcome, returned) WHERE b.id = u.id",
+            [state, now, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
         return
     Bet.objects.bulk_update([Bet(pk=pk, state=state, outcome=outcome, returned=returned, settled_at=now)
                              for pk, outcome, returned in rows],
                             ["state", "outcome", "returned", "settled_at"], batch_size=1000)
 
 
-def _encoded(results):
-    """Each ``BetResult`` as JSON text, encoding each distinct object once: the engine shares one
-    result among the boundless bets with the same path, stake and insurance."""
-    texts = {}
-    return [texts.get(id(r)) or texts.setdefault(id(r), json.dumps(r.to_dict())) for r in results]
+def _distinct_texts(results):
+    """``(texts, positions)``: each distinct ``BetResult`` of ``results`` encoded once as JSON text
+    (the engine shares one result among the boundless bets with the same path, stake and
+    insurance), and for each result the 1-based position of its text in ``texts``."""
+    positions, texts = {}, []
+    for r in results:
+        if id(r) not in positions:
+            texts.append(json.dumps(r.to_dict()))
+            positions[id(r)] = len(texts)
+    return texts, [positions[id(r)] for r in results]
 
 
 def _write_details(details, correction, now):
     """Store each bet's engine detail (``{bet pk: BetResult}``) as its ``BetSettlement``, replacing
-    the previous one (a resettle). One ``INSERT ... FROM unnest ... ON CONFLICT`` on PostgreSQL."""
+    the previous one (a resettle). On PostgreSQL one ``INSERT ... ON CONFLICT`` that sends and
+    parses each distinct detail once, and per bet only its pk and the detail's position."""
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {BetSettlement._meta.db_table} (bet_id, correction, detail, settled_at) "
-                "SELECT u.id, %s, u.detail::jsonb, %s FROM unnest(%s::bigint[], %s::text[]) AS u(id, detail) "
-                "ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, detail = EXCLUDED.detail, "
-                "settled_at = EXCLUDED.settled_at",
-                [correction, now, list(details), _encoded(details.values())])
+        texts, positions = _distinct_texts(details.values())
+        execute_binary(
+            f"WITH d AS (SELECT i, t::jsonb AS detail FROM unnest(%b::text[]) WITH ORDINALITY AS d(t, i)) "
+            f"INSERT INTO {BetSettlement._meta.db_table} (bet_id, correction, detail, settled_at) "
+            "SELECT u.id, %b::integer, d.detail, %b::timestamptz FROM unnest(%b::bigint[], %b::bigint[]) AS u(id, i) "
+            "JOIN d USING (i) ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, "
+            "detail = EXCLUDED.detail, settled_at = EXCLUDED.settled_at",
+            [texts, correction, now, list(details), positions])
         return
     BetSettlement.objects.bulk_create(
         [BetSettlement(bet_id=pk, correction=correction, detail=result.to_dict(), settled_at=now)
