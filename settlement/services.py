@@ -87,31 +87,17 @@ def _write_bets(rows, state, now):
                             ["state", "outcome", "returned", "settled_at"], batch_size=1000)
 
 
-def _distinct_texts(results):
-    """``(texts, positions)``: each distinct ``BetResult`` of ``results`` encoded once as JSON text
-    (the engine shares one result among the boundless bets with the same path, stake and
-    insurance), and for each result the 1-based position of its text in ``texts``."""
-    positions, texts = {}, []
-    for r in results:
-        if id(r) not in positions:
-            texts.append(json.dumps(r.to_dict()))
-            positions[id(r)] = len(texts)
-    return texts, [positions[id(r)] for r in results]
-
-
 def _write_details(details, correction, now):
     """Store each bet's engine detail (``{bet pk: BetResult}``) as its ``BetSettlement``, replacing
-    the previous one (a resettle). On PostgreSQL one ``INSERT ... ON CONFLICT`` that sends and
-    parses each distinct detail once, and per bet only its pk and the detail's position."""
+    the previous one (a resettle). On PostgreSQL one ``INSERT ... FROM unnest ... ON CONFLICT``, the
+    JSON texts sent in binary (``accounts.sql``). Every detail differs (it names its bet and player)."""
     if connection.vendor == "postgresql":
-        texts, positions = _distinct_texts(details.values())
         execute_binary(
-            f"WITH d AS (SELECT i, t::jsonb AS detail FROM unnest(%b::text[]) WITH ORDINALITY AS d(t, i)) "
             f"INSERT INTO {BetSettlement._meta.db_table} (bet_id, correction, detail, settled_at) "
-            "SELECT u.id, %b::integer, d.detail, %b::timestamptz FROM unnest(%b::bigint[], %b::bigint[]) AS u(id, i) "
-            "JOIN d USING (i) ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, "
+            "SELECT u.id, %b::integer, u.detail::jsonb, %b::timestamptz FROM unnest(%b::bigint[], %b::text[]) "
+            "AS u(id, detail) ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, "
             "detail = EXCLUDED.detail, settled_at = EXCLUDED.settled_at",
-            [texts, correction, now, list(details), positions])
+            [correction, now, list(details), [json.dumps(r.to_dict()) for r in details.values()]])
         return
     BetSettlement.objects.bulk_create(
         [BetSettlement(bet_id=pk, correction=correction, detail=result.to_dict(), settled_at=now)
