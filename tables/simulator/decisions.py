@@ -3,16 +3,17 @@
 Players decide by basic strategy with some deviations and timeouts (the engine's
 ``random_decider``; a timeout hands the rest of the seat's hands to auto-play). Every extra stake
 goes through ``wagering.services.add_extra_stake`` when it is decided: a double or split the
-wallet cannot cover comes back as not applied, and ``RoundPlay`` then plays the RULES 4 fallback;
-insurance is offered once the initial deal is out (before the peek); bets behind choose to follow
-a double or a split of their seat."""
+wallet cannot cover comes back as not applied, and ``RoundPlay`` then plays the RULES 4 fallback
+(so each is its own call: the play needs the answer before it goes on); insurance is offered once
+the initial deal is out (before the peek), every bet's request in one ``add_extra_stakes`` batch;
+bets behind choose to follow a double or a split of their seat."""
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 
 from tables.engine.play import HandView, random_decider
-from wagering.services import add_extra_stake
+from wagering.services import add_extra_stake, add_extra_stakes
 
 from .calls import call
 #: Shares of players asking for insurance (dealer ace) and of bets behind following their seat.
@@ -89,12 +90,20 @@ class RoundDecisions:
 
     def offer_insurance(self, up_card: str) -> None:
         """After the initial deal: if the dealer shows an ace, some main and behind bets ask for
-        insurance (half the stake); it is on the record only when the wallet covered it."""
+        insurance (half the stake), all in one ``add_extra_stakes`` batch; it is on the record only
+        when the wallet covered it."""
         if up_card[0] != "A":
             return
-        for bet in self.bets:
-            if bet["type"] in ("main", "behind") and self.rng.random() < INSURANCE_RATE:
-                bet["insurance"] = self._extra(bet["id"], "insurance")
+        asking = [bet for bet in self.bets if bet["type"] in ("main", "behind") and self.rng.random() < INSURANCE_RATE]
+        if not asking:
+            return
+        outcomes = call(add_extra_stakes, round_id=self.round_pk,
+                        extras=[{"bet": bet["id"], "kind": "insurance"} for bet in asking])
+        for bet, outcome in zip(asking, outcomes):
+            if outcome.error is not None:
+                raise outcome.error
+            self.stats.count(outcome, "insurance")
+            bet["insurance"] = outcome.applied
 
     def decide(self, view: HandView, legal: frozenset):
         """``RoundPlay`` decide hook: an action from ``legal`` or None (timeout: auto-play)."""
