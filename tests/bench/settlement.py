@@ -5,8 +5,9 @@ Builds a boundless round with PLAYERS players (a main bet and two side bets each
 and a premium round with 7 seats and 200 bets behind, stakes debited through the ledger; then sends
 each round's task to one subprocess worker (``-P solo`` on its own queue, so the task runs in the
 process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED. Beside it, the
-floor: the same bet updates, bet details and ledger rows (transactions, entries, wallet balances)
-written by one hand-written SQL transaction on an identical copy of the boundless round.
+floor: the same bet updates, bet details and ledger rows (transactions, entries with the wallets'
+balance_after, wallet balances) written by one hand-written SQL transaction, parameters in binary,
+on an identical copy of the boundless round.
 Exits 1 if the settle path is more than 3x the floor."""
 
 import json
@@ -127,10 +128,13 @@ def _settle_via_worker(round_, queue):
 
 
 def _floor(round_, wallets, house):
-    """The same writes as settling ``round_`` by hand-written SQL in one transaction (results
-    computed by the engine beforehand, not timed). Returns seconds."""
+    """The same writes as settling ``round_`` by hand-written SQL in one transaction, parameters
+    sent in binary (results computed by the engine beforehand, not timed): bets, details, payout
+    transactions, entries with the wallets' ``balance_after`` (read under the lock), wallet
+    balances. Returns seconds."""
     from django.db import connection, transaction
 
+    from accounts.sql import execute_binary
     from tables.engine import settle
     from wagering.models import Bet
 
@@ -140,28 +144,32 @@ def _floor(round_, wallets, house):
     players = dict(Bet.objects.filter(round=round_).values_list("pk", "player_id"))
     rows = [(bets[rid], r.outcome, r.returned, json.dumps(r.to_dict())) for rid, r in result.bets.items()]
     paid = [(pk, ret) for pk, _, ret, _ in rows if ret]
+    dest = [wallets[players[pk]].pk for pk, _ in paid]
+    amounts = [ret for _, ret in paid]
     start = time.perf_counter()
-    with transaction.atomic(), connection.cursor() as cur:
-        wallet_ids = sorted({wallets[players[pk]].pk for pk, _ in paid})
-        cur.execute("SELECT id FROM accounts_account WHERE id = ANY(%s) ORDER BY id FOR UPDATE", [wallet_ids])
-        cur.execute("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now()
-                       FROM unnest(%s::bigint[], %s::text[], %s::numeric[]) AS u(id, o, r) WHERE b.id = u.id""",
-                    [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
-        cur.execute("""INSERT INTO settlement_betsettlement (bet_id, correction, detail, settled_at)
-                       SELECT id, 0, d::jsonb, now() FROM unnest(%s::bigint[], %s::text[]) AS u(id, d)""",
-                    [[r[0] for r in rows], [r[3] for r in rows]])
-        cur.execute("""INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
-                       SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%s::bigint[]) AS id
-                       RETURNING id""", [[pk for pk, _ in paid]])
-        txn_ids = [row[0] for row in cur.fetchall()]
-        dest = [wallets[players[pk]].pk for pk, _ in paid]
-        amounts = [ret for _, ret in paid]
-        cur.execute("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
-                       SELECT t, a, x, NULL FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[]) AS v(t, a, x)""",
-                    [txn_ids * 2, [house.pk] * len(paid) + dest, [-a for a in amounts] + amounts])
-        cur.execute("""UPDATE accounts_account AS a SET balance = a.balance + u.x FROM
-                       (SELECT w, sum(x) AS x FROM unnest(%s::bigint[], %s::numeric[]) AS v(w, x) GROUP BY w) AS u
-                       WHERE a.id = u.w""", [dest, amounts])
+    with transaction.atomic():
+        balances = dict(execute_binary("SELECT id, balance FROM accounts_account WHERE id = ANY(%b::bigint[]) "
+                                       "ORDER BY id FOR UPDATE", [sorted(set(dest))]))
+        after = []
+        for w, x in zip(dest, amounts):
+            balances[w] += x
+            after.append(balances[w])
+        execute_binary("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now()
+                          FROM unnest(%b::bigint[], %b::text[], %b::numeric[]) AS u(id, o, r) WHERE b.id = u.id""",
+                       [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
+        execute_binary("""INSERT INTO settlement_betsettlement (bet_id, correction, detail, settled_at)
+                          SELECT id, 0, d::jsonb, now() FROM unnest(%b::bigint[], %b::text[]) AS u(id, d)""",
+                       [[r[0] for r in rows], [r[3] for r in rows]])
+        txn_ids = [row[0] for row in execute_binary(
+            """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
+               SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%b::bigint[]) WITH ORDINALITY
+               AS u(id, n) ORDER BY n RETURNING id""", [[pk for pk, _ in paid]])]
+        execute_binary("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
+                          SELECT * FROM unnest(%b::bigint[], %b::bigint[], %b::numeric[], %b::numeric[])""",
+                       [txn_ids * 2, [house.pk] * len(paid) + dest, [-a for a in amounts] + amounts,
+                        [None] * len(paid) + after])
+        execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%b::bigint[], %b::numeric[]) "
+                       "AS u(id, b) WHERE a.id = u.id", [list(balances), list(balances.values())])
         transaction.set_rollback(True)  # the floor's rows are not kept (the ledger would not balance)
     return time.perf_counter() - start
 
