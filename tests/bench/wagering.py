@@ -63,11 +63,11 @@ def main():
     with clock.time("floor"), transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT id FROM tables_round WHERE id = %s FOR SHARE", [floor_round.pk])
         cur.execute("SELECT id FROM accounts_account WHERE id = ANY(%s) ORDER BY id FOR UPDATE", [ids])
-        cur.execute("""INSERT INTO wagering_bet (round_id, player_id, type, stake, state, idempotency_key, record_id,
-                                                 follow_double, follow_split, placed_at)
-                       SELECT %s, p, 'main', 5, 'placed', k, k, false, false, now()
+        cur.execute("""INSERT INTO wagering_bet (round_id, table_id, currency_id, player_id, type, stake, state,
+                                                 idempotency_key, record_id, follow_double, follow_split, placed_at)
+                       SELECT %s, %s, 'EUR', p, 'main', 5, 'placed', k, k, false, false, now()
                        FROM unnest(%s::bigint[], %s::text[]) AS v(p, k) RETURNING id""",
-                    [floor_round.pk, player_ids, keys])
+                    [floor_round.pk, floor_round.table_id, player_ids, keys])
         bet_ids = [row[0] for row in cur.fetchall()]
         cur.execute("""INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
                        SELECT 'stake:' || b, 'stake', 'EUR', '', now() FROM unnest(%s::bigint[]) AS b
