@@ -53,13 +53,13 @@ class StakeFilter(AmountRangeFilter):
 
 
 class OutcomeFilter(admin.SimpleListFilter):
-    """Settled outcome (the engine's names; side bets win or lose)."""
+    """Settled outcome (``Bet.OUTCOMES``)."""
 
     title = "outcome"
     parameter_name = "outcome"
 
     def lookups(self, request, model_admin):
-        return [(o, o) for o in ("blackjack", "win", "push", "lose", "surrender")]
+        return [(o, o) for o in Bet.OUTCOMES]
 
     def queryset(self, request, queryset):
         return queryset.filter(outcome=self.value()) if self.value() else queryset

@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import MONEY, Currency, Player
+from tables.engine.payouts import OUTCOMES as ENGINE_OUTCOMES
 from tables.models import Round, Table
 
 
@@ -73,6 +74,10 @@ class Bet(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     stake = models.DecimalField(**MONEY)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PLACED)
+    #: Bet-level outcomes: the engine's (ROUND_RECORD.md "Result"; side bets win or lose) and
+    #: ``void`` for a bet refunded in full (RULES.md 10).
+    OUTCOMES = ENGINE_OUTCOMES + ("void",)
+
     outcome = models.CharField(max_length=32, null=True, blank=True)
     returned = models.DecimalField(null=True, blank=True, **MONEY)
     idempotency_key = models.CharField(max_length=128, unique=True)

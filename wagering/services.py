@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerError
@@ -325,7 +326,9 @@ def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, 
 def refund_bets(round_, bets, *, actor="", actor_user=None):
     """Refund ``bets`` (a ``Bet`` list, extras prefetched) of ``round_`` (a locked ``Round``) in full,
     stake and every extra stake (``refund:<bet>``, ``refund:<kind>:<bet>``; RULES 10), mark them
-    REFUNDED, and return one unsaved ``bet_refunded`` event per bet. Used by ``close_betting``
+    REFUNDED with outcome ``void`` and ``returned`` = everything they staked (a settled bet's earlier
+    return is replaced: its reversal is posted by settlement), and return one unsaved
+    ``bet_refunded`` event per bet. Used by ``close_betting``
     (seat emptied) and by settlement's ``void_round``."""
     if not bets:
         return []
@@ -340,7 +343,10 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
         postings += [Posting(key=x.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,
                              destination=wallet, amount=x.amount) for x in bet.extras.all()]
     post(postings)
-    Bet.objects.filter(pk__in=[b.pk for b in bets]).update(state=Bet.State.REFUNDED, settled_at=timezone.now())
+    extras = BetExtra.objects.filter(bet=OuterRef("pk")).values("bet").annotate(total=Sum("amount")).values("total")
+    Bet.objects.filter(pk__in=[b.pk for b in bets]).update(  # a void's return is everything staked back
+        state=Bet.State.REFUNDED, outcome="void", returned=F("stake") + Coalesce(Subquery(extras), Decimal(0)),
+        settled_at=timezone.now())
     return [event(round_, Kind.BET_REFUNDED, actor=actor, actor_user=actor_user, bet=b.pk, record_id=b.record_id,
                   refunded=str(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)))) for b in bets]
 

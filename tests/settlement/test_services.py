@@ -103,6 +103,7 @@ def test_void_needs_a_reason():
 def test_void_of_a_settled_round_reverses_returns_and_flags_a_wallet_that_cannot_cover_it():
     round_, players = played_round()
     services.settle_round(round_id=round_.pk)
+    paid = set(Bet.objects.filter(round=round_, returned__gt=0).values_list("pk", flat=True))
     winner = players["double"]  # 100 - 20 + 40 = 120; takes out 110, keeps 10
     withdraw(wallet=Account.objects.get(kind="wallet", player=winner), amount="110.00", key="w:1")
     services.void_round(round_id=round_.pk, reason="card misread, cannot be proven", actor=UserFactory())
@@ -115,7 +116,11 @@ def test_void_of_a_settled_round_reverses_returns_and_flags_a_wallet_that_cannot
     for rid, p in players.items():
         if rid != "double":
             assert balance(p) == FUNDS and not Account.objects.get(kind="wallet", player=p).negative_flagged
-    assert keys("reverse:") == {f"reverse:{b.pk}" for b in Bet.objects.filter(round=round_, returned__gt=0)}
+    assert keys("reverse:") == {f"reverse:{pk}" for pk in paid}
+    # RULES 10: the Bet Record shows a void, everything staked came back (the payout was taken back)
+    for bet in Bet.objects.filter(round=round_).prefetch_related("extras"):
+        assert (bet.state, bet.outcome) == (Bet.State.REFUNDED, "void")
+        assert bet.returned == bet.stake + sum(x.amount for x in bet.extras.all())
     assert OperatorAction.objects.get().action == "reverse_round"
     assert round_.events.filter(kind="reversed").count() == 3
 

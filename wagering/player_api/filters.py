@@ -13,9 +13,6 @@ from tables.models import Variant
 from ..models import Bet
 from .pagination import MAX_ID
 
-#: The outcomes settlement writes on a bet (ROUND_RECORD.md "Result").
-OUTCOMES = ("blackjack", "win", "push", "lose", "surrender")
-
 
 @cache
 def time_zones():
@@ -90,7 +87,7 @@ class BetFilter(filters.FilterSet):
     variant = filters.ChoiceFilter(field_name="table__variant", choices=Variant.choices)
     type = filters.ChoiceFilter(choices=Bet.Type.choices, help_text="Bet type.")
     state = filters.ChoiceFilter(choices=Bet.State.choices)
-    outcome = filters.ChoiceFilter(choices=[(o, o) for o in OUTCOMES])
+    outcome = filters.ChoiceFilter(choices=[(o, o) for o in Bet.OUTCOMES])
     round = IdFilter(field_name="round_id", help_text="Round id.")
     totals = FlagFilter(help_text="true: add `totals` over every bet the filters select (all pages); "
                                   "they cost a scan of those bets, so ask once, not on every page.")
