@@ -15,12 +15,23 @@ from django.views.decorators.http import require_POST
 from django.utils.html import format_html, format_html_join
 
 from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 from config.backoffice.selectors import audit_trail
 
 from . import rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
 from .replay import build_replay
+
+
+def round_title(round_):
+    """A round as operators name it: ``TABLE-CODE/external id`` (external ids repeat across
+    tables). Needs ``round_.table`` loaded (``select_related``)."""
+    return f"{round_.table.code}/{round_.external_id}"
+
+
+def shoe_title(shoe):
+    """``TABLE-CODE shoe N`` (needs ``shoe.table`` loaded)."""
+    return f"{shoe.table.code} shoe {shoe.sequence}"
 
 
 class TableLimitInline(admin.TabularInline):
@@ -74,7 +85,16 @@ class TableAdmin(admin.ModelAdmin):
             return f"invalid overrides: {e}"
         rep = rtp.stored_report(rules)
         if rep is None:
-            return "being computed (reload in a few seconds)"
+            # nothing queued it (e.g. tables created by ``make run``'s seed, not saved here): queue
+            # it now. Without a Celery broker (the zero-setup default) the task runs in-process on
+            # commit, i.e. right here, so this first view computes and shows it.
+            rtp.queue_table_rtp(table.pk)
+            rep = rtp.stored_report(rules)
+            if rep is None:
+                return ("not computed yet: the computation was queued just now (a Celery worker "
+                        "runs it); reload in a few seconds")
+            return format_html("{}<p class=\"help\">Computed on this view (it had not been computed "
+                               "for these rules yet).</p>", _rtp_html(rtp.rtp_by_bet_type(rules, rep)))
         return _rtp_html(rtp.rtp_by_bet_type(rules, rep))
 
     @admin.display(description="open RTP-watch alerts")
@@ -151,19 +171,40 @@ class ShoeFilter(admin.SimpleListFilter):
 
 
 @admin.register(Round)
-class RoundAdmin(ReadOnlyAdmin):
-    """Rounds by table, state, date and shoe; a round's page is its replay plus the actions."""
+class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
+    """Rounds by table, state, date and shoe; a round's page is its replay plus the actions. A
+    round is named ``TABLE-CODE/external id``; the search takes that form or the external id."""
 
-    list_display = ("external_id", "table", "shoe_link", "shoe_round", "state", "opened_at", "settled_at")
+    list_display = ("round_name", "table", "shoe_link", "shoe_round", "state", "opened_at", "settled_at")
     list_select_related = ("table", "shoe")
     list_filter = ("state", "table__variant", "table", ShoeFilter)
     date_hierarchy = "opened_at"
     search_fields = ("=external_id",)
+    search_help_text = "External id (R000018) or TABLE-CODE/external id."
     ordering = ("-opened_at", "-id")
     show_full_result_count = False
     change_form_template = "admin/tables/round/change_form.html"
-    fields = ("table", "shoe", "shoe_round", "external_id", "state", "failure_reason", "opened_at", "closed_at",
+    readonly_fields = ("shoe_shown",)
+    fields = ("table", "shoe_shown", "shoe_round", "external_id", "state", "failure_reason", "opened_at", "closed_at",
               "suspended_at", "cancelled_at", "resulted_at", "settled_at", "voided_at")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("table__currency", "shoe__table")
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if "/" in term:
+            code, external_id = term.rsplit("/", 1)
+            return queryset.filter(table__code=code.strip(), external_id=external_id.strip()), False
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="round", ordering="external_id")
+    def round_name(self, round_):
+        return round_title(round_)
+
+    @admin.display(description="shoe")
+    def shoe_shown(self, round_):
+        return shoe_title(round_.shoe)
 
     @admin.display(description="shoe", ordering="shoe__sequence")
     def shoe_link(self, round_):
@@ -179,8 +220,8 @@ class RoundAdmin(ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         round_ = self.get_object(request, object_id)
         if round_ is not None:
-            extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk),
-                             "audit": audit_trail(round_),
+            extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk, round_=round_),
+                             "audit": audit_trail(round_), "subtitle": round_title(round_),
                              "can_void": request.user.has_perm("tables.void_round"),
                              "can_resettle": request.user.has_perm("tables.resettle_round")}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -188,16 +229,32 @@ class RoundAdmin(ReadOnlyAdmin):
 
 @admin.register(Shoe)
 class ShoeAdmin(ReadOnlyAdmin):
-    list_display = ("table", "sequence", "shuffled_at", "burn_count", "rounds_dealt", "cut_card_out")
+    list_display = ("shoe_name", "table", "sequence", "shuffled_at", "burn_count", "rounds_dealt", "cut_card_out")
     list_filter = ("table", "cut_card_out")
+    list_select_related = ("table",)
+
+    @admin.display(description="shoe", ordering="sequence")
+    def shoe_name(self, shoe):
+        return shoe_title(shoe)
 
 
 @admin.register(RoundEvent)
 class RoundEventAdmin(ReadOnlyAdmin):
-    list_display = ("round", "kind", "actor", "created_at")
+    """Every timeline event; ``?round=<id>`` lists one round's (the link from a round page, which
+    shows only the latest ``MAX_EVENTS``)."""
+
+    list_display = ("round_name", "kind", "actor", "created_at")
     list_filter = ("kind",)
-    list_select_related = ("round",)
+    list_select_related = ("round__table",)
     show_full_result_count = False
+    ordering = ("-id",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("round__record")
+
+    @admin.display(description="round")
+    def round_name(self, event):
+        return round_title(event.round)
 
 
 admin.site.register(Seat, ReadOnlyAdmin)

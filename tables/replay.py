@@ -15,6 +15,8 @@ from tables.models import Round, RoundEvent
 
 #: Bets listed on a replay page; a boundless round can hold thousands (the Bet Record lists all).
 MAX_BETS = 500
+#: Timeline events shown on a replay page (the latest ones); the RoundEvent list has them all.
+MAX_EVENTS = 200
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
@@ -101,15 +103,28 @@ class Replay:
     events: list
     bets: list
     more_bets: int
+    more_events: int = 0
     error: str = ""
     totals: dict = field(default_factory=dict)
 
 
-def build_replay(round_id, *, bet_id=None):
+def build_replay(round_id, *, bet_id=None, round_=None):
     """The ``Replay`` of round ``round_id`` (``Round.DoesNotExist`` if none). ``bet_id``: list this
-    bet first (the bet page), so it is shown even when the round has more than ``MAX_BETS`` bets."""
-    round_ = Round.objects.select_related("table__currency", "shoe").get(pk=round_id)
-    events = list(RoundEvent.objects.filter(round=round_).select_related("actor_user").order_by("id"))
+    bet first (the bet page), so it is shown even when the round has more than ``MAX_BETS`` bets.
+    ``round_``: the round already read with its table, currency and shoe (not read again). The
+    timeline holds the latest ``MAX_EVENTS`` events (``more_events`` counts the earlier ones);
+    insufficient-balance fallbacks are read in full (one query, only that kind)."""
+    if round_ is None or round_.pk != round_id:
+        round_ = Round.objects.select_related("table__currency", "shoe").get(pk=round_id)
+    latest = list(RoundEvent.objects.filter(round=round_).select_related("actor_user").order_by("-id")[:MAX_EVENTS + 1])
+    more_events = 0
+    if len(latest) > MAX_EVENTS:
+        more_events = RoundEvent.objects.filter(round=round_).count() - MAX_EVENTS
+        latest = latest[:MAX_EVENTS]
+        fallback_events = list(RoundEvent.objects.filter(round=round_, kind=RoundEvent.Kind.FALLBACK).order_by("id"))
+    else:
+        fallback_events = [e for e in reversed(latest) if e.kind == RoundEvent.Kind.FALLBACK]
+    events = latest[::-1]
     bets_qs = round_.bets.select_related("player").prefetch_related("extras").order_by("id")
     bets = list(bets_qs[:MAX_BETS])
     if bet_id is not None and all(b.pk != bet_id for b in bets):
@@ -118,11 +133,10 @@ def build_replay(round_id, *, bet_id=None):
     record = effective_record(round_)
     corrected = record is not round_.record
     fallbacks = {}
-    for e in events:
-        if e.kind == RoundEvent.Kind.FALLBACK:
-            fallbacks.setdefault(e.payload.get("record_id"), []).append(e)
+    for e in fallback_events:
+        fallbacks.setdefault(e.payload.get("record_id"), []).append(e)
     replay = Replay(round=round_, record=record, corrected=corrected, dealer=None, spots=[], events=events,
-                    bets=[], more_bets=more)
+                    bets=[], more_bets=more, more_events=more_events)
     result = None
     if record:
         try:

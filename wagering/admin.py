@@ -11,7 +11,8 @@ from django.urls import path
 from django.utils import timezone
 
 from config.backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
-                                   ReadOnlyAdmin, ReadOnlyInline, operator_zone)
+                                          ReadOnlyAdmin, ReadOnlyInline, operator_zone, parse_id)
+from config.backoffice.money import format_money
 from config.backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
 from tables.replay import build_replay
 
@@ -20,7 +21,9 @@ from .selectors import bet_ledger_entries
 
 
 class BetSearchFilter(InputFilter):
-    """Exact search by player code, bet (id or record id), round (external id or id) or table code."""
+    """Exact search by player code, bet (id or record id), round (id, external id, or
+    ``TABLE-CODE/external id``: external ids repeat across tables) or table code. An id too large
+    for the database is refused with a message."""
 
     title = "search"
     inputs = [("player", "Player code", "text"), ("bet", "Bet id", "text"),
@@ -31,13 +34,29 @@ class BetSearchFilter(InputFilter):
             queryset = queryset.filter(player__code=values["player"])
         if "bet" in values:
             bet = values["bet"]
-            queryset = queryset.filter(pk=int(bet)) if bet.isdigit() else queryset.filter(record_id=bet)
+            if bet.isdigit():
+                if parse_id(bet) is None:
+                    self.reject(self.request, "Bet id", bet, "no such id")
+                    return queryset.none()
+                queryset = queryset.filter(pk=parse_id(bet))
+            else:
+                queryset = queryset.filter(record_id=bet)
         if "round" in values:
-            rnd = values["round"]
-            queryset = queryset.filter(round_id=int(rnd)) if rnd.isdigit() else queryset.filter(round__external_id=rnd)
+            queryset = self.filter_round(queryset, values["round"])
         if "table" in values:
             queryset = queryset.filter(table__code=values["table"])
         return queryset
+
+    def filter_round(self, queryset, rnd):
+        if "/" in rnd:
+            code, external_id = rnd.rsplit("/", 1)
+            return queryset.filter(table__code=code.strip(), round__external_id=external_id.strip())
+        if rnd.isdigit():
+            if parse_id(rnd) is None:
+                self.reject(self.request, "Round", rnd, "no such id")
+                return queryset.none()
+            return queryset.filter(round_id=parse_id(rnd))
+        return queryset.filter(round__external_id=rnd)
 
 
 class PlacedFilter(DateRangeFilter):
@@ -73,11 +92,13 @@ class BetExtraInline(ReadOnlyInline):
 
 @admin.register(Bet)
 class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
-    """Bet Record list (bounded queries, no COUNT) and bet page (replay, ledger, audit)."""
+    """Bet Record list (bounded queries, no COUNT) and bet page (replay, ledger, audit). The list
+    fits 1600 px: variant is a filter only, the seat goes with the type, money in the bet's
+    currency (US format, its minor units), times to the second in the operator's zone."""
 
-    list_display = ("id", "placed_at", "player", "table", "variant", "round_link", "type", "seat", "stake",
-                    "state", "outcome", "returned")
-    list_select_related = ("player", "round", "table")
+    list_display = ("id", "placed", "player", "round_link", "type_seat", "stake_shown", "returned_shown",
+                    "currency", "state", "outcome")
+    list_select_related = ("player", "round", "table", "currency")
     list_filter = (BetSearchFilter, PlacedFilter, StakeFilter, ("table__variant", admin.ChoicesFieldListFilter),
                    "type", "state", OutcomeFilter)
     ordering = ("-placed_at", "-id")
@@ -85,17 +106,45 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
     inlines = [BetExtraInline]
     change_list_template = "admin/wagering/bet/change_list.html"
     change_form_template = "admin/wagering/bet/change_form.html"
+    readonly_fields = ("round_link", "stake_shown", "returned_shown", "placed")
+    fields = ("round_link", "player", "table", "currency", "type", "seat", "record_id", "stake_shown", "state",
+              "outcome", "returned_shown", "placed", "settled_at", "idempotency_key")
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("round__record")  # the list shows the round's id only
 
-    @admin.display(description="variant")
-    def variant(self, bet):
-        return bet.table.variant
+    def get_object(self, request, object_id, from_field=None):
+        # the page: the round (with its table, currency and shoe: the replay uses them), player,
+        # table and currency in the bet's one query
+        queryset = Bet.objects.select_related("round__table__currency", "round__shoe", "player", "table", "currency")
+        cache = request.__dict__.setdefault("_admin_objects", {})
+        key = (self.model._meta.label, str(object_id), from_field)
+        if key not in cache:
+            try:
+                cache[key] = queryset.get(pk=int(object_id))
+            except (ValueError, OverflowError, Bet.DoesNotExist):
+                cache[key] = None
+        return cache[key]
+
+    @admin.display(description="placed", ordering="placed_at")
+    def placed(self, bet):
+        return timezone.localtime(bet.placed_at).strftime("%Y-%m-%d %H:%M:%S") if bet.placed_at else ""
 
     @admin.display(description="round")
     def round_link(self, bet):
-        return bet.round.external_id
+        return f"{bet.table.code}/{bet.round.external_id}"
+
+    @admin.display(description="type", ordering="type")
+    def type_seat(self, bet):
+        return f"{bet.type} · seat {bet.seat}" if bet.seat else bet.type
+
+    @admin.display(description="stake", ordering="stake")
+    def stake_shown(self, bet):
+        return format_money(bet.stake, bet.currency)
+
+    @admin.display(description="returned", ordering="returned")
+    def returned_shown(self, bet):
+        return format_money(bet.returned, bet.currency)
 
     def get_urls(self):
         return [path("export.csv", self.admin_site.admin_view(self.export_csv), name="wagering_bet_export")] + super().get_urls()
@@ -126,14 +175,18 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
     def changelist_view(self, request, extra_context=None):
         search = request.GET.copy()
         search.pop("p", None)
-        extra_context = {**(extra_context or {}), "export_query": search.urlencode(),
-                         "operator_zone": operator_zone(request)}
-        return super().changelist_view(request, extra_context)
+        zone = operator_zone(request)
+        extra_context = {**(extra_context or {}), "export_query": search.urlencode(), "operator_zone": zone}
+        with timezone.override(zone):
+            response = super().changelist_view(request, extra_context)
+            if hasattr(response, "render"):
+                response.render()
+        return response
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         bet = self.get_object(request, object_id)
         if bet is not None:
-            replay = build_replay(bet.round_id, bet_id=bet.pk)
+            replay = build_replay(bet.round_id, bet_id=bet.pk, round_=bet.round)
             line = next(b for b in replay.bets if b.bet.pk == bet.pk)
             settlement = getattr(bet, "settlement", None) if bet.state == Bet.State.SETTLED else None
             extra_context = {**(extra_context or {}), "replay": replay, "line": line, "settlement": settlement,

@@ -6,7 +6,7 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.paginator import Paginator
 from django.db import connection
 from django.utils.functional import cached_property
@@ -49,10 +49,37 @@ def operator_zone(request=None):
     return zoneinfo.ZoneInfo(name)
 
 
+#: Inputs the database can hold: money columns are numeric(20, 4); ids are bigint.
+MAX_AMOUNT = Decimal(10) ** 16
+MAX_ID = 2 ** 63 - 1
+MIN_YEAR, MAX_YEAR = 1900, 9998
+
+
+def parse_id(raw):
+    """``raw`` as a database id (a positive bigint), or None."""
+    if raw.isascii() and raw.isdigit():
+        value = int(raw)
+        return value if 0 < value <= MAX_ID else None
+    return None
+
+
+class RequestCachedObjectMixin:
+    """``get_object`` once per request: ``change_view`` reads the object for its extra context and
+    Django's ``changeform_view`` reads it again; this returns the first one (same query set)."""
+
+    def get_object(self, request, object_id, from_field=None):
+        cache = request.__dict__.setdefault("_admin_objects", {})
+        key = (self.model._meta.label, str(object_id), from_field)
+        if key not in cache:
+            cache[key] = super().get_object(request, object_id, from_field)
+        return cache[key]
+
+
 class InputFilter(admin.ListFilter):
     """A sidebar filter made of text inputs (``inputs`` = ``[(parameter, label, kind)]``, kind
     ``text``/``date``/``number``); subclasses implement ``filter(queryset, values)`` with the parsed
-    non-empty values. Bad input is ignored (shown back to the operator as is)."""
+    non-empty values. Bad input (not a number, NaN, a date the database cannot hold, an id too
+    large) is ignored with an error message to the operator, never a server error."""
 
     template = "admin/input_filter.html"
     inputs = []
@@ -77,24 +104,38 @@ class InputFilter(admin.ListFilter):
 
     def queryset(self, request, queryset):
         values = {}
-        for name, _, kind in self.inputs:
+        for name, label, kind in self.inputs:
             raw = self.used_parameters.get(name)
             if raw:
                 parsed = self.parse(kind, raw, request)
-                if parsed is not None:
+                if parsed is None:
+                    self.reject(request, label, raw, f"not a valid {'date (YYYY-MM-DD)' if kind == 'date' else kind}")
+                else:
                     values[name] = parsed
         return self.filter(queryset, values) if values else queryset
 
+    def reject(self, request, label, raw, why):
+        """Tell the operator an input was ignored (once per request and input)."""
+        seen = request.__dict__.setdefault("_rejected_inputs", set())
+        if (self.title, label) not in seen:
+            seen.add((self.title, label))
+            messages.error(request, f"{self.title.capitalize()} › {label}: “{raw[:60]}” ignored ({why}).")
+
     @staticmethod
     def parse(kind, raw, request):
-        """``raw`` as a str, a Decimal (number) or an aware datetime at the start of the day in the
-        operator's zone (date); None if it does not parse."""
+        """``raw`` as a str, a finite Decimal within the money columns' range (number) or an aware
+        datetime at the start of the day in the operator's zone (date, years 1900-9998: the day
+        after must exist too); None if it does not parse."""
         try:
             if kind == "number":
-                return Decimal(raw)
+                value = Decimal(raw)
+                return value if value.is_finite() and abs(value) < MAX_AMOUNT else None
             if kind == "date":
-                return datetime.combine(datetime.strptime(raw, "%Y-%m-%d").date(), time(0), tzinfo=operator_zone(request))
-        except (InvalidOperation, ValueError):
+                day = datetime.strptime(raw, "%Y-%m-%d").date()
+                if not MIN_YEAR <= day.year <= MAX_YEAR:
+                    return None
+                return datetime.combine(day, time(0), tzinfo=operator_zone(request))
+        except (InvalidOperation, ValueError, OverflowError):
             return None
         return raw
 
