@@ -23,7 +23,7 @@ from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerEr
 from accounts.models import Account, LedgerTransaction, Player
 from accounts.money import parse_amount
 from accounts.services import Posting, can_take_seat, house_account, post
-from tables.engine import fallback, parse_card, round_down, score
+from tables.engine import fallback, parse_card, round_down, score, why_illegal
 from tables.models import Round, RoundEvent, Seat, Shoe, Variant
 from tables.services import event, lock_round, unseat
 
@@ -438,6 +438,7 @@ class _Extras:
         if existing is not None:
             return ExtraOutcome(existing, kind)
         self._check_context(target, kind, hand)
+        self._check_legal(target, kind, hand, cards)
         minor_units = self.table.currency.minor_units
         amount = target.stake if kind != "insurance" else round_down(target.stake / 2, minor_units)
         if amount <= 0:
@@ -467,6 +468,20 @@ class _Extras:
             seat_kind = kind.removeprefix("follow_")
             if (bet.seat, seat_kind, hand) not in self.seat_extras():
                 raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
+
+    def _check_legal(self, bet, kind, hand, cards):
+        """A seat's double or split must be legal on the hand it names (RULES 4, the engine's
+        ``why_illegal``): a double on two cards, not on split aces; a split of a pair, not of a split
+        hand; neither on a finished hand (21). The dealer's card matters only to surrender, which
+        takes no extra stake."""
+        if kind not in ("double", "split"):
+            return
+        was_split = hand == 2 or (bet.pk, "split", 1) in self.taken
+        hand_cards = [parse_card(c) for c in cards]
+        reason = why_illegal(self.table.rules(), kind, hand_cards, None, split=was_split,
+                             split_aces=was_split and hand_cards[0][0] == "A")
+        if reason is not None:
+            raise InvalidExtra(f"cards {' '.join(hand_cards)}: {reason}")
 
     def save(self):
         """Write the extras taken, their ledger stakes (one ``post``), the follow flags and the events."""

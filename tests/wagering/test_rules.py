@@ -410,3 +410,21 @@ def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
         rounds.open_round(table_code=table.code, external_id="X-2", shoe=1)
     with pytest.raises(NotFound):
         rounds.open_round(table_code="nope", external_id="X-3", shoe=1)
+        rounds.open_round(table_code="nope", external_id="X-3", shoe=1)
+
+
+@pytest.mark.parametrize("kind,cards,hand", [
+    ("double", ["2H", "3D", "6C"], 1),   # a double on three cards
+    ("split", ["5H", "6D"], 1),          # a split of a non-pair
+    ("double", ["AH", "TD"], 1),         # a blackjack is finished
+    ("double", ["AH", "KC"], 2),         # split aces take no double (hand 2 after a split of aces)
+])
+def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, hand):
+    player = PlayerFactory(funded="100.00")
+    round_ = closed_round(BoundlessTableFactory(), player)
+    if hand == 2:
+        services.add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["AH", "AD"])
+    before = balance(player)
+    with pytest.raises(InvalidExtra):
+        services.add_extra_stake(round_id=round_.pk, bet="m", kind=kind, hand=hand, cards=cards)
+    assert balance(player) == before and not BetExtra.objects.filter(kind=kind, hand=hand).exists()
