@@ -3,15 +3,18 @@ entries with balance after, bets and disputes. All read-only; money moves only t
 services (the manual adjustment action on a wallet's page)."""
 
 from django.contrib import admin
+from django.db.models import Case, DecimalField, F, OuterRef, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce
 from django.urls import path
 
 from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from config.backoffice.money import format_money
 from config.backoffice.selectors import audit_trail
 from wagering.selectors import bets_for_player, ledger_entries_for_player
 
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
-from .selectors import account_balance, wallets_of
+from .selectors import wallets_of
 
 #: Rows of each list shown on a player's or an account's page.
 PAGE_ROWS = 50
@@ -47,20 +50,54 @@ class PlayerAdmin(ReadOnlyAdmin):
 
 class EntryInline(ReadOnlyInline):
     model = LedgerEntry
-    fields = ("account", "amount", "balance_after")
+    fields = ("account", "amount_shown", "balance_after_shown")
+    readonly_fields = ("amount_shown", "balance_after_shown")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("account__currency", "account__player")
+
+    @admin.display(description="amount")
+    def amount_shown(self, entry):
+        return format_money(entry.amount, entry.account.currency)
+
+    @admin.display(description="balance after")
+    def balance_after_shown(self, entry):
+        return format_money(entry.balance_after, entry.account.currency)
+
+
+def with_balance(accounts):
+    """``accounts`` annotated with ``current_balance``: the balance column for wallets, the sum of
+    the entries for house and cashier accounts (no balance column: ``account_balance``); one
+    query for a page of accounts."""
+    money = DecimalField(max_digits=20, decimal_places=4)
+    entries = (LedgerEntry.objects.filter(account=OuterRef("pk")).order_by().values("account")
+               .annotate(total=Sum("amount")).values("total"))
+    return accounts.annotate(current_balance=Case(
+        When(kind=Account.Kind.WALLET, then=F("balance")),
+        default=Coalesce(Subquery(entries, output_field=money), Value(0, output_field=money)), output_field=money))
 
 
 @admin.register(Account)
-class AccountAdmin(ReadOnlyAdmin):
+class AccountAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
     """Wallets, house and cashier accounts; an account's page lists its latest entries and, for a
-    wallet, offers the manual adjustment."""
+    wallet, offers the manual adjustment. Balances are the real ones for every kind (house and
+    cashier: the sum of their entries, annotated in the list's one query)."""
 
-    list_display = ("id", "kind", "player", "name", "currency", "balance", "negative_flagged")
+    list_display = ("id", "kind", "player", "name", "currency", "balance_shown", "negative_flagged")
     list_filter = ("kind", "currency", "negative_flagged")
     search_fields = ("=player__code", "name")
     list_select_related = ("player", "currency")
     show_full_result_count = False
     change_form_template = "admin/accounts/account/change_form.html"
+    readonly_fields = ("balance_shown",)
+    fields = ("kind", "player", "name", "currency", "balance_shown", "negative_flagged")
+
+    def get_queryset(self, request):
+        return with_balance(super().get_queryset(request).select_related("player", "currency"))
+
+    @admin.display(description="balance", ordering="current_balance")
+    def balance_shown(self, account):
+        return format_money(account.current_balance, account.currency, code=True)
 
     def get_urls(self):
         return [path("<int:account_id>/adjust/", self.admin_site.admin_view(actions.account_adjust),
@@ -69,7 +106,7 @@ class AccountAdmin(ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         account = self.get_object(request, object_id)
         if account is not None:
-            extra_context = {**(extra_context or {}), "balance": account_balance(account),
+            extra_context = {**(extra_context or {}), "balance": account.current_balance,
                              "entries": list(account.entries.select_related("transaction").order_by("-id")[:PAGE_ROWS]),
                              "audit": audit_trail(account),
                              "can_adjust": account.is_wallet and (request.user.has_perm("accounts.adjust_small")
@@ -80,6 +117,7 @@ class AccountAdmin(ReadOnlyAdmin):
 @admin.register(LedgerTransaction)
 class LedgerTransactionAdmin(ReadOnlyAdmin):
     list_display = ("key", "kind", "currency", "memo", "created_at")
+    list_select_related = ("currency",)
     list_filter = ("kind", "currency")
     search_fields = ("=key",)
     show_full_result_count = False

@@ -6,11 +6,14 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.urls import path
+from django.utils import timezone
+from django.utils.html import format_html
 
 from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from config.backoffice.money import format_money
 from config.backoffice.selectors import audit_trail
-from tables.replay import build_replay
+from tables.replay import build_replay, round_title
 
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
@@ -51,8 +54,13 @@ class DisputeAdmin(ReadOnlyAdmin):
     ordering = ("created_at", "id")
     inlines = [NoteInline]
     change_form_template = "admin/settlement/dispute/change_form.html"
-    fields = ("player", "status", "assignee", "currency", "reason", "resolution", "adjustment", "created_at",
+    fields = ("player", "status", "assignee", "currency", "reason", "resolution", "adjustment_shown", "created_at",
               "resolved_at", "resolved_by")
+    readonly_fields = ("adjustment_shown",)
+
+    @admin.display(description="adjustment", ordering="adjustment")
+    def adjustment_shown(self, dispute):
+        return format_money(dispute.adjustment, dispute.currency, code=True)
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -65,7 +73,7 @@ class DisputeAdmin(ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         dispute = self.get_object(request, object_id)
         if dispute is not None:
-            bets = list(dispute.bets.select_related("round__table").order_by("id"))
+            bets = list(dispute.bets.select_related("round", "table", "currency").defer("round__record").order_by("id"))
             replays = [build_replay(round_id, bet_id=next(b.pk for b in bets if b.round_id == round_id))
                        for round_id in dict.fromkeys(b.round_id for b in bets)]
             extra_context = {**(extra_context or {}), "bets": bets, "replays": replays, "audit": audit_trail(dispute),
@@ -78,17 +86,62 @@ class AcknowledgeForm(ActionForm):
     reason = forms.CharField(required=False, max_length=500, help_text="Why (required to acknowledge).")
 
 
+class AlertStatusFilter(admin.SimpleListFilter):
+    """Open (unacknowledged, the default), acknowledged, or all."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("open", "Open (unacknowledged)"), ("acknowledged", "Acknowledged"), ("all", "All")]
+
+    def value(self):
+        return super().value() or "open"
+
+    def choices(self, changelist):
+        for lookup, title in self.lookup_choices:
+            yield {"selected": self.value() == lookup, "display": title,
+                   "query_string": changelist.get_query_string({self.parameter_name: lookup})}
+
+    def queryset(self, request, queryset):
+        if self.value() == "acknowledged":
+            return queryset.filter(acknowledged_at__isnull=False)
+        if self.value() == "all":
+            return queryset
+        return queryset.filter(acknowledged_at__isnull=True)
+
+
 @admin.register(Alert)
 class AlertAdmin(ReadOnlyAdmin):
-    """Open alerts first filter; operators with ``settlement.acknowledge_alert`` acknowledge them
-    with a reason (``settlement.alerts.acknowledge_alerts``, audited)."""
+    """Open alerts by default (the status filter shows acknowledged or all); operators with
+    ``settlement.acknowledge_alert`` acknowledge them with a reason
+    (``settlement.alerts.acknowledge_alerts``, audited)."""
 
-    list_display = ("created_at", "kind", "severity", "table", "round", "message", "acknowledged_at",
+    list_display = ("created_at", "kind", "severity", "table", "round_name", "message_short", "acknowledged",
                     "acknowledged_by")
-    list_filter = ("kind", "severity", ("acknowledged_at", admin.EmptyFieldListFilter))
-    list_select_related = ("table", "round", "acknowledged_by")
+    list_filter = (AlertStatusFilter, "kind", "severity")
+    list_select_related = ("table", "round__table", "acknowledged_by")
     action_form = AcknowledgeForm
     actions = ["acknowledge"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("round__record")
+
+    @admin.display(description="round")
+    def round_name(self, alert):
+        return round_title(alert.round) if alert.round_id else ""
+
+    @admin.display(description="message")
+    def message_short(self, alert):
+        text = alert.message or ""
+        return format_html('<span title="{}">{}</span>', text, text if len(text) <= 90 else text[:88] + "…")
+
+    @admin.display(description="acknowledged", ordering="acknowledged_at")
+    def acknowledged(self, alert):
+        if alert.acknowledged_at is None:
+            return "—"
+        return format_html('<span style="white-space:nowrap">{}</span>',
+                           timezone.localtime(alert.acknowledged_at).strftime("%Y-%m-%d %H:%M:%S"))
 
     def has_acknowledge_permission(self, request):
         return request.user.has_perm("settlement.acknowledge_alert")
@@ -115,8 +168,15 @@ class OperatorActionAdmin(ReadOnlyAdmin):
 
 @admin.register(RoundCorrection)
 class RoundCorrectionAdmin(ReadOnlyAdmin):
-    list_display = ("round", "sequence", "actor_label", "created_at", "reason")
-    list_select_related = ("round",)
+    list_display = ("round_name", "sequence", "actor_label", "created_at", "reason")
+    list_select_related = ("round__table",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("round__record")
+
+    @admin.display(description="round")
+    def round_name(self, correction):
+        return round_title(correction.round)
 
 
 @admin.register(BetSettlement)

@@ -20,18 +20,7 @@ from config.backoffice.selectors import audit_trail
 
 from . import rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
-from .replay import build_replay
-
-
-def round_title(round_):
-    """A round as operators name it: ``TABLE-CODE/external id`` (external ids repeat across
-    tables). Needs ``round_.table`` loaded (``select_related``)."""
-    return f"{round_.table.code}/{round_.external_id}"
-
-
-def shoe_title(shoe):
-    """``TABLE-CODE shoe N`` (needs ``shoe.table`` loaded)."""
-    return f"{shoe.table.code} shoe {shoe.sequence}"
+from .replay import build_replay, round_title, shoe_title
 
 
 class TableLimitInline(admin.TabularInline):

@@ -20,6 +20,17 @@ MAX_EVENTS = 200
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
+def round_title(round_):
+    """A round as operators name it: ``TABLE-CODE/external id`` (external ids repeat across
+    tables). Needs ``round_.table`` loaded (``select_related``)."""
+    return f"{round_.table.code}/{round_.external_id}"
+
+
+def shoe_title(shoe):
+    """``TABLE-CODE shoe N`` (needs ``shoe.table`` loaded)."""
+    return f"{shoe.table.code} shoe {shoe.sequence}"
+
+
 @dataclass(frozen=True)
 class Card:
     """A card as shown: ``rank`` (``10`` for T), suit ``symbol`` and ``red`` (hearts, diamonds)."""

@@ -19,13 +19,14 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from accounts.exceptions import LedgerError
+from accounts.exceptions import InvalidAmount, LedgerError
 from accounts.models import Account
+from config.backoffice.money import format_money
 from settlement import disputes
 from settlement import services as settlement
 from settlement.models import Dispute, effective_record
 from tables.models import Round
-from tables.replay import build_replay, record_diff
+from tables.replay import build_replay, record_diff, round_title
 from tables.services import check_record, lock_round
 from wagering.exceptions import WageringError
 
@@ -69,20 +70,20 @@ def _round_url(round_id):
 def void_round(request, round_id):
     """``/admin/tables/round/<id>/void/``: refund every stake of the round (``tables.void_round``)."""
     _require(request, "tables.void_round")
-    round_ = get_object_or_404(Round.objects.select_related("table"), pk=round_id)
+    round_ = get_object_or_404(Round.objects.select_related("table__currency"), pk=round_id)
     form = ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if round_.state == Round.State.VOIDED:
-            messages.info(request, f"Round {round_} was already voided: nothing changed.")
+            messages.info(request, f"Round {round_title(round_)} was already voided: nothing changed.")
             return redirect(_round_url(round_id))
         try:
             settlement.void_round(round_id=round_id, reason=form.cleaned_data["reason"], actor=request.user)
         except WageringError as e:
-            messages.error(request, f"Round {round_} was not voided: {e}")
+            messages.error(request, f"Round {round_title(round_)} was not voided: {e}")
         else:
-            messages.success(request, f"Round {round_} voided: every stake refunded.")
+            messages.success(request, f"Round {round_title(round_)} voided: every stake refunded.")
         return redirect(_round_url(round_id))
-    return _page(request, "admin/backoffice/void_round.html", f"Void round {round_}", round_, form=form)
+    return _page(request, "admin/backoffice/void_round.html", f"Void round {round_title(round_)}", round_, form=form)
 
 
 def resettle_round(request, round_id):
@@ -95,7 +96,7 @@ def resettle_round(request, round_id):
     last = round_.corrections.order_by("-sequence").values_list("sequence", flat=True).first() or 0
     initial = {"record": json.dumps(current, indent=1), "after_sequence": last}
     form = ResettleForm(request.POST or None, initial=initial)
-    context = {"form": form, "replay": build_replay(round_.pk)}
+    context = {"form": form, "replay": build_replay(round_.pk, round_=round_)}
     if request.method == "POST" and form.is_valid():
         record, reason = form.cleaned_data["record"], form.cleaned_data["reason"]
         if "confirm" in request.POST:
@@ -105,10 +106,10 @@ def resettle_round(request, round_id):
         except WageringError as e:
             form.add_error("record", str(e))
         else:
-            returns = [(b, result.bets[b.record_id].returned) for b in round_.bets.order_by("id")
+            returns = [(b, result.bets[b.record_id].returned) for b in round_.bets.select_related("player").order_by("id")
                        if b.record_id in result.bets]
             context.update(diff=record_diff(current, record), returns=returns, preview=True)
-    return _page(request, "admin/backoffice/resettle_round.html", f"Resettle round {round_}", round_, **context)
+    return _page(request, "admin/backoffice/resettle_round.html", f"Resettle round {round_title(round_)}", round_, **context)
 
 
 @transaction.atomic
@@ -116,15 +117,15 @@ def _confirm_resettle(request, round_, record, reason, after_sequence):
     lock_round(round_.pk)  # two confirms at once: the second sees the first's correction
     last = round_.corrections.order_by("-sequence").values_list("sequence", flat=True).first() or 0
     if after_sequence is not None and last != after_sequence:
-        messages.info(request, f"Round {round_} was already resettled (correction {last}): nothing changed.")
+        messages.info(request, f"Round {round_title(round_)} was already resettled (correction {last}): nothing changed.")
         return redirect(_round_url(round_.pk))
     try:
         correction = settlement.resettle_round(round_id=round_.pk, corrected_record=record, reason=reason,
                                                actor=request.user)
     except WageringError as e:
-        messages.error(request, f"Round {round_} was not resettled: {e}")
+        messages.error(request, f"Round {round_title(round_)} was not resettled: {e}")
     else:
-        messages.success(request, f"Round {round_} resettled on correction {correction.sequence}.")
+        messages.success(request, f"Round {round_title(round_)} resettled on correction {correction.sequence}.")
     return redirect(_round_url(round_.pk))
 
 
@@ -187,23 +188,35 @@ def dispute_note(request, dispute_id):
 
 def dispute_resolve(request, dispute_id):
     """``/admin/settlement/dispute/<id>/resolve/``: uphold (with an optional adjustment, within the
-    user's adjustment limit) or reject. Submitting the same decision twice changes nothing."""
+    user's adjustment limit) or reject. An OPEN dispute is assigned to the resolver first (OPEN →
+    INVESTIGATING through ``settlement.disputes.assign_dispute``, in the same transaction); a
+    decided one is not offered the form. A rejection with an adjustment is refused (the service
+    would refuse it too); any refusal keeps the form's input. Submitting the same decision twice
+    changes nothing."""
     _require(request, "settlement.resolve_dispute")
     dispute = get_object_or_404(Dispute.objects.select_related("player", "currency"), pk=dispute_id)
+    decided = dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED)
     form = ResolveForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         upheld = form.cleaned_data["decision"] == "upheld"
-        amount = form.cleaned_data["adjustment"] if upheld else None
-        if _check_adjustment_limit(request, amount, form, "adjustment"):
+        amount = form.cleaned_data["adjustment"]
+        if not upheld and amount:
+            form.add_error("adjustment", f"A rejected dispute takes no adjustment ({amount} was typed): "
+                                         "uphold it to adjust the wallet, or clear the amount.")
+        elif _check_adjustment_limit(request, amount if upheld else None, form, "adjustment"):
             try:
-                disputes.resolve_dispute(dispute=dispute, upheld=upheld, resolution=form.cleaned_data["reason"],
-                                         adjustment=amount, actor=request.user)
-            except (WageringError, LedgerError) as e:
-                messages.error(request, f"Dispute {dispute.pk} was not resolved: {e}")
+                with transaction.atomic():
+                    if dispute.status == Dispute.Status.OPEN:
+                        disputes.assign_dispute(dispute=dispute.pk, assignee=request.user, actor=request.user)
+                    disputes.resolve_dispute(dispute=dispute.pk, upheld=upheld, resolution=form.cleaned_data["reason"],
+                                             adjustment=amount if upheld else None, actor=request.user)
+            except (WageringError, LedgerError, InvalidAmount) as e:
+                form.add_error(None, f"Dispute {dispute.pk} was not resolved: {e}")
             else:
                 messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.")
-            return redirect(_dispute_url(dispute_id))
-    return _page(request, "admin/backoffice/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, form=form)
+                return redirect(_dispute_url(dispute_id))
+    return _page(request, "admin/backoffice/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, form=form,
+                 decided=decided and request.method != "POST")
 
 
 def account_adjust(request, account_id):
@@ -224,6 +237,6 @@ def account_adjust(request, account_id):
             except (WageringError, LedgerError) as e:
                 messages.error(request, f"No adjustment: {e}")
             else:
-                messages.success(request, f"Adjusted {wallet} by {amount}.")
+                messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
     return _page(request, "admin/backoffice/adjust.html", f"Manual adjustment of {wallet}", wallet, form=form)
