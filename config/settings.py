@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Redoc served from our static files: /api/docs/ works offline
     "django_celery_beat",
     "accounts",
     "tables",
@@ -142,6 +143,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Game-server API (/api/game/v1/) and player Bet Record API (/api/v1/).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Celery (namespace CELERY) ---------------------------------------------------------------------

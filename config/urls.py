@@ -9,5 +9,10 @@ urlpatterns = [
     path("api/game/v1/", include("wagering.urls")),
     path("api/v1/", include("wagering.player_api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularRedocView.as_view(url_name="schema"), name="docs"),
+    path("api/docs/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="docs"),
 ]
+
+# JSON errors under /api/ (unknown paths included), Django's pages elsewhere: config.errors.
+handler400 = "config.errors.bad_request"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

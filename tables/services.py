@@ -16,6 +16,7 @@ from accounts.models import Account
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from wagering.exceptions import IllegalTransition, InvalidInput, InvalidRecord, NotFound
+from wagering.validation import check_json
 
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
 
@@ -168,7 +169,9 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         kind = payload.pop("kind", None)
         if kind not in PLAY_EVENTS:
             raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
-        rows.append(event(round_, kind, actor=actor, actor_user=actor_user, **payload))
+        check_json(payload, f"events[{i}]")  # no NUL (PostgreSQL's jsonb refuses it)
+        # the payload as given, not as keywords: "actor" & co. are payload keys like any other
+        rows.append(RoundEvent(round=round_, kind=kind, actor=actor[:100], actor_user=actor_user, payload=payload))
     return RoundEvent.objects.bulk_create(rows)
 
 
@@ -225,10 +228,16 @@ def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=
     """Take the round record of a CLOSED round (ROUND_RECORD.md): validate it (``check_record``),
     store it unchanged as evidence, move the round to RESULTED and queue settlement after commit.
     ``cut_card_out``: the cut card came out in this round, the last of its shoe (RULES 1).
-    Returns the ``Round``. Raises ``NotFound``, ``IllegalTransition``, ``InvalidRecord`` (nothing
-    changes then)."""
+    The same record again for a round already RESULTED, SETTLED or SETTLEMENT_FAILED returns the
+    round unchanged (safe to retry); another record is an ``IllegalTransition``. Returns the
+    ``Round``. Raises ``NotFound``, ``IllegalTransition``, ``InvalidRecord``, ``InvalidInput`` (a
+    NUL character in the record) (nothing changes then)."""
     round_ = lock_round(round_id)
+    if round_.state in (Round.State.RESULTED, Round.State.SETTLED, Round.State.SETTLEMENT_FAILED) \
+            and round_.record == record:
+        return round_  # the same record again (a retry): already taken, nothing changes
     round_.transition(Round.State.RESULTED)
+    check_json(record, "record")  # no NUL (PostgreSQL's jsonb refuses it)
     check_record(round_, record)
     round_.record = record
     round_.save(update_fields=["state", "resulted_at", "record"])

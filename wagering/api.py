@@ -5,7 +5,9 @@ Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"fi
 (``accounts.exceptions``, by their ``.code``) and DRF's own (authentication, permission, parsing).
 """
 
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions as drf
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -34,6 +36,22 @@ class IsGameServer(BasePermission):
         return user.groups.filter(name=GAME_SERVER_GROUP).exists() or user.has_perm("wagering.use_game_api")
 
 
+class SafeJSONParser(JSONParser):
+    """DRF's JSON parser, but a body nested too deep for the decoder (``RecursionError``) or too
+    large (``RequestDataTooBig``) is a ``ParseError`` (400 ``invalid_input``), not a 500 or
+    Django's HTML 400. The parser of both APIs."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise drf.ParseError("JSON parse error - nested too deeply") from None
+        except RequestDataTooBig:
+            raise drf.ParseError("request body too large") from None
+        except ValueError as e:  # UnicodeDecodeError and friends not caught by DRF
+            raise drf.ParseError(f"JSON parse error - {e}") from None
+
+
 def _flatten(detail):
     if isinstance(detail, dict):
         return "; ".join(f"{k}: {_flatten(v)}" for k, v in detail.items())
@@ -55,6 +73,8 @@ def exception_handler(exc, context):
         return Response(error_body(exc), status=exc.status)
     if isinstance(exc, LedgerError):
         return Response(error_body(exc), status=LEDGER_STATUS.get(exc.code, 400))
+    if isinstance(exc, RequestDataTooBig):
+        return Response({"code": "invalid_input", "detail": "request body too large"}, status=413)
     response = drf_exception_handler(exc, context)
     if response is not None:
         code = "invalid_input" if isinstance(exc, (drf.ValidationError, drf.ParseError)) else \
@@ -68,6 +88,7 @@ class GameAPIView(APIView):
     gives the services' actor arguments for the calling service account."""
 
     permission_classes = [IsGameServer]
+    parser_classes = [SafeJSONParser]
 
     def get_exception_handler(self):
         return exception_handler

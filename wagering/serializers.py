@@ -31,7 +31,7 @@ class ErrorSerializer(serializers.Serializer):
 
 class OpenRoundSerializer(serializers.Serializer):
     external_id = serializers.CharField(max_length=64, help_text="The game server's round id (unique per table).")
-    shoe = serializers.IntegerField(min_value=1, help_text="Sequence number of the shoe; a new one starts a new shoe.")
+    shoe = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="Sequence number of the shoe; a new one starts a new shoe.")
     burn_count = serializers.IntegerField(min_value=0, max_value=10, default=0)
 
 
@@ -121,7 +121,7 @@ class ExtraRequestSerializer(serializers.Serializer):
     bet = serializers.CharField(help_text="The bet's record id.")
     kind = serializers.ChoiceField(choices=BetExtra.Kind.choices)
     hand = serializers.IntegerField(min_value=1, max_value=2, default=1)
-    cards = serializers.ListField(child=serializers.CharField(), required=False,
+    cards = serializers.ListField(child=serializers.CharField(max_length=8), required=False, max_length=32,
                                   help_text="The hand's cards (required for double and split).")
 
 

@@ -31,6 +31,7 @@ from .exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, Invali
                          LimitExceeded, NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable,
                          WageringError)
 from .models import Bet, BetExtra
+from .validation import check_bet_request, check_extra_request, json_safe
 
 Kind = RoundEvent.Kind
 MIRROR = "#mirror"
@@ -74,6 +75,15 @@ def _wallets_query(currency, *, lock):
     return wallets.select_for_update(of=("self",)).order_by("pk") if lock else wallets
 
 
+def _well_typed(check, request):
+    """True if ``check`` (``wagering.validation``) passes ``request``."""
+    try:
+        check(request)
+    except (WageringError, LedgerError):
+        return False
+    return True
+
+
 def _wallets(players, currency, *, lock):
     """``{player_id: wallet Account}`` of ``players`` in ``currency``, locked in pk order if ``lock``."""
     return {w.player_id: w for w in _wallets_query(currency, lock=lock).filter(player__in=players)}
@@ -91,7 +101,7 @@ class _Placement:
         self.minor_units = self.table.currency.minor_units
         self.closed = round_.state != Round.State.OPEN or round_.cancelled_at is not None
         self.limits = {limit.bet_type: limit for limit in self.table.limits.all()}
-        requests = [r for r in requests if isinstance(r, dict)]
+        requests = [r for r in requests if _well_typed(check_bet_request, r)]  # no bad type reaches a query
         codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
         self.wallets, self.players = self._wallets_and_players(codes)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
@@ -258,7 +268,7 @@ class _Placement:
 
 
 @transaction.atomic
-def place_bets(*, round_id, bets, actor="", actor_user=None):
+def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=False):
     """Place many bets on round ``round_id`` in one transaction; each request stands alone.
 
     ``bets``: a list of dicts ``{"key": str (the game server's idempotency key), "player": player
@@ -273,7 +283,8 @@ def place_bets(*, round_id, bets, actor="", actor_user=None):
     ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds``,
     ``limit_exceeded``, ``seat_taken``, ``seat_not_allowed``, ``behind_own_seat``,
     ``side_bet_unavailable``, ``idempotency_conflict``, ``invalid_input``) and a ``bet_rejected``
-    event. Raises ``NotFound`` for an unknown round.
+    event. Raises ``NotFound`` for an unknown round. Each request's field types are checked first
+    (``wagering.validation.check_bet_request``; ``amounts_as_strings``: the API, stakes must be strings).
     """
     round_ = lock_round(round_id, shared=True)
     placement = _Placement(round_, bets)
@@ -281,15 +292,15 @@ def place_bets(*, round_id, bets, actor="", actor_user=None):
     for index, request in enumerate(bets):
         outcome = BetOutcome(index)
         try:
-            if not isinstance(request, dict):
-                raise InvalidInput("each bet must be an object")
+            check_bet_request(request, amounts_as_strings=amounts_as_strings)
             fresh = not isinstance(request.get("key"), str) or request["key"] not in placement.existing
             outcome.bets = placement.check(request)
             outcome.created = fresh
         except (WageringError, LedgerError) as error:
             outcome.error = error
             events.append(event(round_, Kind.BET_REJECTED, actor=actor, actor_user=actor_user,
-                                request={k: str(v) for k, v in request.items()} if isinstance(request, dict) else None,
+                                request={json_safe(k): json_safe(v) for k, v in list(request.items())[:16]}
+                                if isinstance(request, dict) else None,
                                 code=error.code, detail=str(error)))
         if outcome.created:
             new += outcome.bets
@@ -312,11 +323,13 @@ def place_bets(*, round_id, bets, actor="", actor_user=None):
     return outcomes
 
 
-def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, actor="", actor_user=None):
+def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, actor="", actor_user=None,
+              amounts_as_strings=False):
     """Place one bet (``place_bets`` with one request: same arguments, same rules). Returns its
     ``BetOutcome`` (``.bets``: the bet, plus its premium mirror if any; ``.created``). Raises the
     error that rejected it (its ``bet_rejected`` event is kept)."""
-    outcome = place_bets(round_id=round_id, actor=actor, actor_user=actor_user, bets=[
+    outcome = place_bets(round_id=round_id, actor=actor, actor_user=actor_user,
+                         amounts_as_strings=amounts_as_strings, bets=[
         {"key": key, "player": player, "type": type, "stake": stake, "seat": seat, "record_id": record_id}])[0]
     if outcome.error is not None:
         raise outcome.error
@@ -402,7 +415,7 @@ class _Extras:
 
     def __init__(self, round_, requests):
         self.round, self.table = round_, round_.table
-        ids = {r.get("bet") for r in requests if isinstance(r, dict) and isinstance(r.get("bet"), str)}
+        ids = {r.get("bet") for r in requests if _well_typed(check_extra_request, r)}
         self.bets = {b.record_id: b for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
         self.wallets = _wallets({b.player_id for b in self.bets.values()}, self.table.currency, lock=True)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
@@ -420,8 +433,7 @@ class _Extras:
     def take(self, request, actor, actor_user):
         """Check one request (see ``add_extra_stake``) and take it in memory; returns its
         ``ExtraOutcome``. Raises the error that rejects it."""
-        if not isinstance(request, dict):
-            raise InvalidInput("each extra stake must be an object")
+        check_extra_request(request)
         record_id, kind, hand, cards = (request.get("bet"), request.get("kind"), request.get("hand", 1),
                                         request.get("cards"))
         target = self.bets.get(record_id)

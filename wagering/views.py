@@ -11,7 +11,8 @@ from tables.models import Round
 from . import serializers as s
 from . import services
 from .api import GameAPIView, error_body
-from .exceptions import NotFound
+from .exceptions import InvalidInput, NotFound
+from .validation import MAX_BATCH
 
 ERRORS = {code: s.ErrorSerializer for code in (400, 403, 404, 409)}
 
@@ -20,6 +21,13 @@ def _valid(serializer_class, data):
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+def _batch(items, name):
+    """``items`` (a batch's list), or ``InvalidInput`` when it holds more than ``MAX_BATCH``."""
+    if len(items) > MAX_BATCH:
+        raise InvalidInput(f"{name}: at most {MAX_BATCH} items per request, not {len(items)}")
+    return items
 
 
 def _round(round_):
@@ -62,12 +70,14 @@ class BetsView(GameAPIView):
     def post(self, request, pk):
         data = request.data
         if isinstance(data, dict) and isinstance(data.get("bets"), list):
-            outcomes = services.place_bets(round_id=pk, bets=data["bets"], **self.actor())
+            outcomes = services.place_bets(round_id=pk, bets=_batch(data["bets"], "bets"), amounts_as_strings=True,
+                                           **self.actor())
             return Response({"results": [_outcome(o) for o in outcomes]}, status=status.HTTP_201_CREATED)
         if not isinstance(data, dict):
             data = {}
         fields = ("key", "player", "type", "stake", "seat", "record_id")
-        outcome = services.place_bet(round_id=pk, **{f: data.get(f) for f in fields}, **self.actor())
+        outcome = services.place_bet(round_id=pk, **{f: data.get(f) for f in fields}, amounts_as_strings=True,
+                                     **self.actor())
         return Response(_outcome(outcome), status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
 
@@ -95,7 +105,7 @@ class ExtrasView(GameAPIView):
     def post(self, request, pk):
         data = request.data
         if isinstance(data, dict) and isinstance(data.get("extras"), list):
-            outcomes = services.add_extra_stakes(round_id=pk, extras=data["extras"], **self.actor())
+            outcomes = services.add_extra_stakes(round_id=pk, extras=_batch(data["extras"], "extras"), **self.actor())
             return Response({"results": [_extra_outcome(o) for o in outcomes]})
         outcome = services.add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, data), **self.actor())
         return Response(_extra_outcome(outcome))

@@ -16,8 +16,13 @@ from .pagination import MAX_ID
 
 @cache
 def time_zones():
-    """The IANA time-zone names this system knows (a frozenset)."""
-    return frozenset(zoneinfo.available_timezones())
+    """The IANA time-zone names this system knows (a frozenset), plus ``UTC``; not the tz
+    database's non-zones: ``localtime`` (the host's zone), ``Factory``, ``posixrules``."""
+    return frozenset(zoneinfo.available_timezones()) - NOT_ZONES | {"UTC"}
+
+
+#: Names some systems' zoneinfo lists that are no IANA time zone.
+NOT_ZONES = frozenset({"localtime", "Factory", "posixrules", "posix", "right"})
 
 
 @extend_schema_field({"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID})

@@ -18,7 +18,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission, IsAuthenticated
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework import status
 from rest_framework.response import Response
@@ -28,6 +27,7 @@ from settlement.disputes import open_dispute
 from settlement.models import Dispute
 
 from .. import selectors
+from ..api import SafeJSONParser
 from ..api import exception_handler as game_exception_handler
 from ..models import Bet
 from ..serializers import ErrorSerializer
@@ -88,7 +88,7 @@ class PlayerAPIView(GenericAPIView):
     permission_classes = [IsAuthenticated, IsPlayer]
     throttle_classes = [PlayerRateThrottle]
     renderer_classes = [JSONRenderer]
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
     metadata_class = None  # OPTIONS: 405
     filter_backends = []
     pagination_class = None
@@ -125,7 +125,10 @@ class PlayerAPIView(GenericAPIView):
         filterset = DjangoFilterBackend().get_filterset(self.request, queryset, self)
         if not filterset.is_valid():
             raise translate_validation(filterset.errors)
-        return filterset.qs, filterset.form.cleaned_data
+        cleaned = filterset.form.cleaned_data
+        if cleaned.get("date_from") and cleaned.get("date_to") and cleaned["date_from"] > cleaned["date_to"]:
+            raise drf.ValidationError("date_from must not be after date_to")
+        return filterset.qs, cleaned
 
     def owned(self, queryset, pk):
         """The row ``pk`` (a path string) of ``queryset`` (already limited to the player's own rows);

@@ -1,0 +1,36 @@
+"""The player API under hostile input: JSON errors only, real time zones, ordered date ranges."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("tz", ["localtime", "Factory", "posixrules"])
+def test_only_real_iana_time_zones(api, tz):
+    response = api.get(f"/api/v1/bets/?tz={tz}")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
+
+
+@pytest.mark.parametrize("tz", ["UTC", "Europe/Berlin", "America/New_York"])
+def test_real_time_zones_are_fine(api, tz):
+    assert api.get(f"/api/v1/bets/?tz={tz}").status_code == 200
+
+
+def test_date_from_after_date_to_is_invalid_input(api):
+    response = api.get("/api/v1/bets/?date_from=2026-03-02&date_to=2026-03-01")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input"
+    assert "date_from" in response.json()["detail"]
+    assert api.get("/api/v1/bets/?date_from=2026-03-01&date_to=2026-03-01").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/me/", "/api/v1/bets/x/y", "/api/v1/disputes/1/"])
+def test_unknown_paths_are_json_404(api, path):
+    response = api.get(path)
+    assert response.status_code == 404 and response["Content-Type"].startswith("application/json")
+    assert response.json()["code"] == "not_found" and response.json()["detail"]
+
+
+def test_deeply_nested_json_is_invalid_input(api):
+    deep = "[" * 100_000 + "]" * 100_000
+    response = api.post("/api/v1/disputes/", deep, content_type="application/json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input"

@@ -1,0 +1,98 @@
+"""Type checks of the game server's requests, before anything reaches the database: one place for
+a single request and each item of a batch (``wagering.services.place_bets`` /
+``add_extra_stakes``), and for the JSON payloads stored as evidence (events, round records).
+
+PostgreSQL rejects NUL characters in ``text`` and ``jsonb``: every string stored is checked here
+(``invalid_input``), so that a NUL is a 400, never a database error.
+"""
+
+from accounts.exceptions import InvalidAmount
+
+from .exceptions import InvalidInput
+from .models import Bet, BetExtra
+
+#: The most items one batch request (``{"bets": [...]}``, ``{"extras": [...]}``) may carry.
+MAX_BATCH = 5000
+
+#: ``#mirror`` is appended to a premium bet's key and record id for its mirrored bet.
+MIRROR_SUFFIX = len("#mirror")
+KEY_MAX = Bet._meta.get_field("idempotency_key").max_length - MIRROR_SUFFIX
+RECORD_ID_MAX = Bet._meta.get_field("record_id").max_length - MIRROR_SUFFIX
+PLAYER_MAX = Bet._meta.get_field("player").related_model._meta.get_field("code").max_length
+MAX_DEPTH = 32
+
+
+def _string(name, value, max_length, *, required=True):
+    if value is None and not required:
+        return
+    if not isinstance(value, str) or (required and not value):
+        raise InvalidInput(f"{name}: a {'non-empty ' if required else ''}string is required")
+    if len(value) > max_length:
+        raise InvalidInput(f"{name}: at most {max_length} characters")
+    if "\x00" in value:
+        raise InvalidInput(f"{name}: must not contain NUL characters")
+
+
+def check_bet_request(request, *, amounts_as_strings=False):
+    """Raise ``InvalidInput`` (or ``InvalidAmount``) unless ``request`` (a bet request of
+    ``place_bets``) has the right types: strings for ``key``, ``player``, ``type``, ``stake`` (a
+    ``Decimal`` or ``int`` too, from Python callers, unless ``amounts_as_strings``: the API) and
+    ``record_id`` (or null), an int or null for ``seat`` (not a bool, not a float; which seats
+    exist is the seat rules' ``seat_not_allowed``)."""
+    if not isinstance(request, dict):
+        raise InvalidInput("each bet must be an object")
+    _string("key", request.get("key"), KEY_MAX)
+    _string("player", request.get("player"), PLAYER_MAX)
+    _string("type", request.get("type"), 32)
+    _string("record_id", request.get("record_id"), RECORD_ID_MAX, required=False)
+    seat = request.get("seat")
+    if seat is not None and type(seat) is not int:  # not a bool, not 2.0; 1-7: the seat rules (seat_not_allowed)
+        raise InvalidInput("seat: an integer 1-7 or null is required")
+    if amounts_as_strings and not isinstance(request.get("stake"), str):
+        raise InvalidAmount('stake: a decimal string such as "10.00" is required')
+
+
+def check_extra_request(request):
+    """Raise ``InvalidInput`` unless ``request`` (an extra-stake request of ``add_extra_stakes``)
+    has the right types: ``bet`` and ``kind`` strings, ``hand`` an int (not a bool), ``cards`` null
+    or a list of short strings."""
+    if not isinstance(request, dict):
+        raise InvalidInput("each extra stake must be an object")
+    _string("bet", request.get("bet"), Bet._meta.get_field("record_id").max_length)
+    _string("kind", request.get("kind"), BetExtra._meta.get_field("kind").max_length)
+    hand = request.get("hand", 1)
+    if type(hand) is not int:
+        raise InvalidInput("hand: 1 or 2 is required")
+    cards = request.get("cards")
+    if cards is not None:
+        if not isinstance(cards, list) or len(cards) > 32:
+            raise InvalidInput("cards: a list of card codes is required")
+        for card in cards:
+            _string("cards[]", card, 8)
+
+
+def check_json(value, name="payload", depth=0):
+    """Raise ``InvalidInput`` if ``value`` (decoded JSON to store in a ``jsonb``) holds a NUL
+    character in any string (keys included) or is nested deeper than ``MAX_DEPTH``."""
+    if depth > MAX_DEPTH:
+        raise InvalidInput(f"{name}: nested too deeply")
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise InvalidInput(f"{name}: must not contain NUL characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_json(key, name, depth + 1)
+            check_json(item, f"{name}.{key}"[:200], depth + 1)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_json(item, f"{name}[{i}]"[:200], depth + 1)
+
+
+def json_safe(value):
+    """``value`` (a field of a rejected request) as it goes into a ``bet_rejected`` event: JSON
+    scalars as they are (``null`` stays null), strings cut to 200 characters and NUL characters
+    replaced, anything else as its (cut, NUL-free) ``str``."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value if not isinstance(value, int) or abs(value) < 10**18 else str(value)[:200]
+    text = value if isinstance(value, str) else str(value)
+    return text[:200].replace("\x00", "\ufffd")
