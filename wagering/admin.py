@@ -86,8 +86,16 @@ class OutcomeFilter(admin.SimpleListFilter):
 
 class BetExtraInline(ReadOnlyInline):
     model = BetExtra
-    fields = ("kind", "hand", "amount", "key", "created_at")
+    fields = ("kind", "hand", "amount_shown", "key", "created_at")
+    readonly_fields = ("amount_shown",)
     show_change_link = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("bet__currency").defer("bet__idempotency_key")
+
+    @admin.display(description="amount")
+    def amount_shown(self, extra):
+        return format_money(extra.amount, extra.bet.currency)
 
 
 @admin.register(Bet)
