@@ -181,6 +181,11 @@ class RoundCorrectionAdmin(ReadOnlyAdmin):
 
 @admin.register(BetSettlement)
 class BetSettlementAdmin(ReadOnlyAdmin):
-    list_display = ("bet", "correction", "settled_at")
-    list_select_related = ("bet",)
+    list_display = ("bet_shown", "correction", "settled_at")
+    list_select_related = ("bet__currency",)
+
+    @admin.display(description="bet")
+    def bet_shown(self, settlement):
+        bet = settlement.bet
+        return f"{bet.pk} {bet.type} {format_money(bet.stake, bet.currency, code=True)} ({bet.record_id})"
     show_full_result_count = False
