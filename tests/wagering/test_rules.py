@@ -410,7 +410,6 @@ def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
         rounds.open_round(table_code=table.code, external_id="X-2", shoe=1)
     with pytest.raises(NotFound):
         rounds.open_round(table_code="nope", external_id="X-3", shoe=1)
-        rounds.open_round(table_code="nope", external_id="X-3", shoe=1)
 
 
 @pytest.mark.parametrize("kind,cards,hand", [
