@@ -11,7 +11,7 @@ import sys
 import uuid
 from decimal import Decimal
 
-from tests.bench.common import Clock, report, setup
+from tests.bench.common import Clock, funded_wallets, report, setup
 
 N_WALLETS = 10_000
 N_HOT = 5_000
@@ -34,23 +34,15 @@ def _post_stakes(args):
 
 def main():
     setup()
-    from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
     from accounts import services as ledger
-    from accounts.models import Account, Currency, Player
+    from accounts.models import Currency
 
     run = uuid.uuid4().hex[:8]
     eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
     house = ledger.house_account(name=f"table:bench-{run}", currency=eur)
-    users = get_user_model().objects.bulk_create(
-        [get_user_model()(username=f"bl-{run}-{i}") for i in range(N_WALLETS)])
-    players = Player.objects.bulk_create([Player(user=u, code=u.username) for u in users])
-    wallets = Account.objects.bulk_create([Account(kind="wallet", player=p, currency=eur) for p in players])
-    for w in wallets:
-        w.currency = eur
-    cashier = ledger.cashier_account(currency=eur)
-    ledger.post([ledger.Posting(f"dep:{run}:{w.pk}", "deposit", cashier, w, Decimal("1000.00")) for w in wallets])
+    players, wallets = funded_wallets(f"bl-{run}", N_WALLETS, eur)
 
     clock = Clock()
     single = wallets[:N_HOT]

@@ -10,9 +10,8 @@ numbers and the bulk / floor ratio; exits 1 if the bulk path is more than 3x the
 
 import sys
 import uuid
-from decimal import Decimal
 
-from tests.bench.common import Clock, report, setup
+from tests.bench.common import Clock, funded_wallets, report, setup
 
 N_PLAYERS = 20_000
 N_SINGLE = 2_000
@@ -20,11 +19,10 @@ N_SINGLE = 2_000
 
 def main():
     setup()
-    from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
     from accounts import services as ledger
-    from accounts.models import Account, Currency, Player
+    from accounts.models import Currency
     from tables.models import Table, TableLimit
     from tables.services import open_round
     from wagering.services import place_bet, place_bets
@@ -37,14 +35,7 @@ def main():
         TableLimit.objects.create(table=table, bet_type="main", min_stake=1, max_stake=1000, chip_step=1)
         rounds.append(open_round(table_code=table.code, external_id="R-1", shoe=1))
     single_round, bulk_round, floor_round = rounds
-    users = get_user_model().objects.bulk_create(
-        [get_user_model()(username=f"bw-{run}-{i}") for i in range(N_PLAYERS)])
-    players = Player.objects.bulk_create([Player(user=u, code=u.username) for u in users])
-    wallets = Account.objects.bulk_create([Account(kind="wallet", player=p, currency=eur) for p in players])
-    for w in wallets:
-        w.currency = eur
-    cashier = ledger.cashier_account(currency=eur)
-    ledger.post([ledger.Posting(f"dep:{run}:{w.pk}", "deposit", cashier, w, Decimal("1000.00")) for w in wallets])
+    players, wallets = funded_wallets(f"bw-{run}", N_PLAYERS, eur)
 
     clock = Clock()
     with clock.time("one_by_one"):
