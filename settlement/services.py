@@ -30,12 +30,12 @@ from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
 from accounts.reconcile import reconcile
-from accounts.services import Posting, house_account, post
+from accounts.services import Posting, post
 from accounts.sql import execute_binary
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from tables.models import Round, RoundEvent
-from tables.services import check_record, event, lock_round
+from tables.services import check_record, event, lock_round, table_house
 from wagering.exceptions import IllegalTransition
 from wagering.models import Bet
 from wagering.services import refund_bets
@@ -65,10 +65,6 @@ def _wallets(round_):
     return {a.player_id: a for a in Account.objects.filter(
         kind=Account.Kind.WALLET, currency_id=round_.table.currency_id,
         player_id__in=Subquery(Bet.objects.filter(round=round_).values("player_id")))}
-
-
-def _house(round_):
-    return house_account(name=round_.table.house_name, currency=round_.table.currency_id)
 
 
 def _write_bets(rows, state, now):
@@ -124,7 +120,7 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     bet's detail stored, the ``settled`` event written, the round SETTLED. ``bets``:
     ``{record_id: (bet pk, player_id)}``."""
     now = timezone.now()
-    house, wallets = _house(round_), _wallets(round_)
+    house, wallets = table_house(round_.table), _wallets(round_)
     rows, details, postings = [], {}, []
     for record_id, r in result.bets.items():
         pk, player_id = bets[record_id]
@@ -196,7 +192,7 @@ def _reverse_locked(round_, label, user):
     which flags it and raises an ``Alert``). Bets become REFUNDED. Returns the events to write."""
     bets = list(round_.bets.filter(state=Bet.State.SETTLED).prefetch_related("extras"))
     events = refund_bets(round_, bets, actor=label, actor_user=user)
-    house, wallets = _house(round_), _wallets(round_)
+    house, wallets = table_house(round_.table), _wallets(round_)
     post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
                   amount=b.returned, memo=f"void of settled round {round_}") for b in bets if b.returned],
          allow_negative=True)
@@ -281,7 +277,7 @@ def _resettle_locked(round_, result, bets, n, label, user):
     """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``);
     returns ``{record_id: difference}`` of the bets whose return changed."""
     now = timezone.now()
-    house, wallets = _house(round_), _wallets(round_)
+    house, wallets = table_house(round_.table), _wallets(round_)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
     credits, debits = [], []

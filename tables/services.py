@@ -13,6 +13,7 @@ from decimal import Decimal
 from django.db import connection, transaction
 
 from accounts.models import Account
+from accounts.services import house_account
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from wagering.exceptions import IllegalTransition, InvalidInput, InvalidRecord, NotFound
@@ -34,6 +35,12 @@ def event(round_, event_kind, *, actor="", actor_user=None, **payload):
     """An unsaved ``RoundEvent`` of ``round_`` (save it, or ``bulk_create`` many). ``payload``
     values must be JSON-able (money as decimal strings)."""
     return RoundEvent(round=round_, kind=event_kind, actor=actor[:100], actor_user=actor_user, payload=payload)
+
+
+def table_house(table):
+    """The house account of ``table`` in its currency (``table:<code>``), where its stakes go and
+    its returns come from; created if missing."""
+    return house_account(name=table.house_name, currency=table.currency_id)
 
 
 def get_table(code):

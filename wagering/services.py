@@ -22,10 +22,10 @@ from django.utils import timezone
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerError
 from accounts.models import Account, LedgerTransaction, Player
 from accounts.money import parse_amount
-from accounts.services import Posting, can_take_seat, house_account, post
+from accounts.services import Posting, can_take_seat, post
 from tables.engine import fallback, parse_card, round_down, score, why_illegal
 from tables.models import Round, RoundEvent, Seat, Shoe, Variant
-from tables.services import event, lock_round, unseat
+from tables.services import event, lock_round, table_house, unseat
 
 from .exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, InvalidExtra, InvalidInput,
                          LimitExceeded, NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable,
@@ -310,7 +310,7 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
             Bet.objects.bulk_create(new, batch_size=2000)
         except IntegrityError:  # a concurrent request used one of these keys for another player
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
-        house = house_account(name=round_.table.house_name, currency=round_.table.currency_id)
+        house = table_house(round_.table)
         post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=placement.wallets[b.player_id],
                       destination=house, amount=b.stake) for b in new])
         events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
@@ -346,7 +346,7 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
     if not bets:
         return []
     table = round_.table
-    house = house_account(name=table.house_name, currency=table.currency_id)
+    house = table_house(table)
     wallets = _wallets({b.player_id for b in bets}, table.currency, lock=False)
     postings = []
     for bet in bets:
@@ -499,7 +499,7 @@ class _Extras:
         """Write the extras taken, their ledger stakes (one ``post``), the follow flags and the events."""
         if self.new:
             BetExtra.objects.bulk_create(self.new)
-            house = house_account(name=self.table.house_name, currency=self.table.currency_id)
+            house = table_house(self.table)
             post([Posting(key=x.key, kind=LedgerTransaction.Kind.STAKE, source=self.wallets[x.bet.player_id],
                           destination=house, amount=x.amount) for x in self.new])
             follows = [x for x in self.new if x.kind in ("follow_double", "follow_split")]
