@@ -7,6 +7,8 @@ minor unit, RULES.md 4 and 5) lives in the rules engine (``tables.engine``), whe
 import re
 from decimal import Decimal, InvalidOperation
 
+from tables.engine.money import quantum
+
 from .exceptions import InvalidAmount
 
 #: A decimal string as the APIs take it: no sign (but ``-`` where negatives are allowed), no
@@ -49,11 +51,11 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
         raise InvalidAmount(f"amount {_shown(value)} is not a finite number")
     if amount and amount.adjusted() > MAX_ADJUSTED:  # before quantize, which fails on huge values
         raise InvalidAmount(f"amount {_shown(value)} is too large")
-    quantum = Decimal(1).scaleb(-minor_units)
-    if amount != amount.quantize(quantum, rounding="ROUND_DOWN"):
+    step = quantum(minor_units)
+    if amount != amount.quantize(step, rounding="ROUND_DOWN"):
         raise InvalidAmount(f"amount {_shown(value)} has more than {minor_units} decimals")
     if amount == 0 and not allow_zero:
         raise InvalidAmount("amount must not be zero")
     if amount < 0 and not allow_negative:
         raise InvalidAmount(f"amount {_shown(value)} must be positive")
-    return amount.quantize(quantum)
+    return amount.quantize(step)

@@ -33,6 +33,16 @@ class Clock:
         self.seconds[name] = time.perf_counter() - start
 
 
+def durability():
+    """PostgreSQL's ``synchronous_commit`` for this connection (``on`` = each commit waits for the
+    WAL flush: the cost of one-by-one writes), printed beside the numbers."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
 def report(title, rows):
     """Print ``rows`` of (label, value, unit) under ``title`` as an aligned table."""
     print(f"\n{title}")

@@ -11,7 +11,7 @@ import sys
 import uuid
 from decimal import Decimal
 
-from tests.bench.common import Clock, funded_wallets, report, setup
+from tests.bench.common import Clock, durability, funded_wallets, report, setup
 
 N_WALLETS = 10_000
 N_HOT = 5_000
@@ -78,10 +78,7 @@ def main():
 
     s = clock.seconds
     ratio = s["bulk"] / s["floor"]
-    with connection.cursor() as cur:
-        cur.execute("SHOW synchronous_commit")
-        durability = cur.fetchone()[0]
-    report(f"ledger postings on {connection.vendor}, synchronous_commit={durability} "
+    report(f"ledger postings on {connection.vendor}, synchronous_commit={durability()} "
            f"({N_WALLETS:,} wallets; hot wallet {N_HOT:,} postings)", [
         ("(a) one by one, 1 client", N_HOT / s["one_by_one"], "postings/s"),
         (f"(a) one by one, {CLIENTS} concurrent clients", N_WALLETS / s["concurrent"], "postings/s"),

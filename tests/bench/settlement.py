@@ -132,7 +132,7 @@ def _floor(round_, wallets, house):
     sent in binary (results computed by the engine beforehand, not timed): bets, details, payout
     transactions, entries with the wallets' ``balance_after`` (read under the lock), wallet
     balances. Returns seconds."""
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from accounts.sql import execute_binary
     from tables.engine import settle
@@ -203,7 +203,7 @@ def main():
     boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}")
     floor_copy = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"F-{run}")
     premium = _premium(tables["premium"], players, wallets, houses["premium"], f"P-{run}")
-    n_boundless, n_premium = boundless.bets.count(), premium.bets.count()
+    n_boundless = boundless.bets.count()
     connection.close()
 
     queue = f"bench-settlement-{run}"

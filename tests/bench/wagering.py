@@ -11,7 +11,7 @@ numbers and the bulk / floor ratio; exits 1 if the bulk path is more than 3x the
 import sys
 import uuid
 
-from tests.bench.common import Clock, funded_wallets, report, setup
+from tests.bench.common import Clock, durability, funded_wallets, report, setup
 
 N_PLAYERS = 20_000
 N_SINGLE = 2_000
@@ -76,10 +76,7 @@ def main():
 
     s = clock.seconds
     ratio = s["bulk"] / s["floor"]
-    with connection.cursor() as cur:
-        cur.execute("SHOW synchronous_commit")
-        durability = cur.fetchone()[0]
-    report(f"boundless bets on {connection.vendor}, synchronous_commit={durability} "
+    report(f"boundless bets on {connection.vendor}, synchronous_commit={durability()} "
            f"({N_PLAYERS:,} players, one round)", [
         (f"(a) place_bet one by one ({N_SINGLE:,} bets)", N_SINGLE / s["one_by_one"], "bets/s"),
         (f"(b) place_bets bulk ({N_PLAYERS:,} bets, one call)", N_PLAYERS / s["bulk"], "bets/s"),
