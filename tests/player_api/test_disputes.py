@@ -1,5 +1,7 @@
 """Raising and following disputes through the player API."""
 
+import re
+
 import pytest
 
 from settlement.disputes import assign_dispute, resolve_dispute
@@ -40,3 +42,18 @@ def test_disputes_are_private(api, bob, premium_round):
 def test_malformed_dispute_bodies(api, premium_round, body):
     response = api.post("/api/v1/disputes/", body, format="json")
     assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.json()
+
+
+@pytest.mark.parametrize("blank", [" ", "\t\n", "\x1c", "\x85", "\u3000"])
+def test_a_reason_of_spaces_is_refused_by_the_api_and_by_its_schema(api, alice, premium_round, blank):
+    """The schema's pattern and the server agree on every character str.strip() removes (CI once saw
+    Schemathesis send "\\x1c", which ECMA-262's \\S matches but Python strips)."""
+    bet = Bet.objects.filter(player=alice).first().pk
+    pattern = api.get("/api/schema/?format=json").json()["components"]["schemas"]["DisputeRequest"][
+        "properties"]["reason"]["pattern"]
+    for flags in (0, re.ASCII):  # the same answer whatever a dialect calls a space (ECMA-262's \\s is not Python's)
+        assert re.search(pattern, blank, flags) is None and re.search(pattern, blank + "x", flags)
+    response = api.post("/api/v1/disputes/", {"bets": [bet], "reason": blank}, format="json")
+    assert response.status_code == 400 and response.json()["detail"].startswith("reason:"), response.json()
+    accepted = api.post("/api/v1/disputes/", {"bets": [bet], "reason": blank + "x"}, format="json")
+    assert accepted.status_code == 201 and accepted.json()["reason"] == "x"

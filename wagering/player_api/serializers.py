@@ -15,6 +15,9 @@ from settlement.models import Dispute
 from ..models import Bet, BetExtra
 from .pagination import MAX_ID
 
+# A character Python's str.strip() keeps, spelled out so that the schema's ECMA-262 regex and Python's
+# re agree on it (they differ on what "\S" means: \x1c-\x1f and \x85 are space only to Python).
+VISIBLE_CHARACTER = r"[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 AMOUNT_SCHEMA = {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?$", "example": "12.50"}
 
 
@@ -259,5 +262,5 @@ class DisputeSerializer(serializers.ModelSerializer):
 class DisputeRequestSerializer(serializers.Serializer):
     bets = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = serializers.CharField(max_length=4000, validators=[RegexValidator(r"\S", "write a reason")],
+    reason = serializers.CharField(max_length=4000, validators=[RegexValidator(VISIBLE_CHARACTER, "write a reason")],
                                    help_text="What is wrong, in your words.")
