@@ -208,7 +208,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
     ids: set = set()
     bets = []
     fast_main = shared and offered.get("main", False)
-    good_actions: set = set()
+    good_actions: dict = {}
     main_by_seat: dict = {}
     seats_by_player: dict = {}
     append = bets.append
@@ -241,13 +241,13 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
             if type(a) is list and (ins is False or ins is None or (ins is True and dealer_ace)):
                 ta = tuple(a)
                 try:
-                    known = ta in good_actions
+                    known = good_actions.get(ta)  # one shared tuple per distinct action list
                 except TypeError:
-                    known = False
-                if known or all(type(x) is str for x in ta):
-                    if not known:
-                        good_actions.add(ta)
-                    append(Bet(i, bid, player, t, stake, None, ins is True, False, False, ta))
+                    known = None
+                if known is None and all(type(x) is str for x in ta):
+                    known = good_actions[ta] = ta
+                if known is not None:
+                    append(Bet(i, bid, player, t, stake, None, ins is True, False, False, known))
                     continue
         path = f"bets[{i}]"
         ok = offered.get(t) if isinstance(t, str) else None

@@ -419,40 +419,8 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
     dealer_bj = is_blackjack(dealer[:2])
     peek_end = rules.peek and dealer_bj
     initial = pc[:2]
-    raw_paths: list = []   # [actions, [HandPlay], number of bets]
-    path_of: dict = {}
-    max_pos = 2
-    mains = []
-    for bet in pr.bets:
-        if bet.type != "main":
-            continue
-        key = bet.actions
-        p = path_of.get(key) if grouped else None
-        if p is None:
-            pos, counter = [2], [0]
-            apath = f"{bet.path}.actions"
-            hands = play_hands(rules, initial, _make_draw(pc, "player_cards", pos, bet.path),
-                               _make_decide(rules, key, up, apath, counter), round_over=peek_end)
-            _leftover_actions(key, counter[0], apath, peek_end)
-            if pos[0] > max_pos:
-                max_pos = pos[0]
-            p = len(raw_paths)
-            raw_paths.append([key, hands, 0])
-            if grouped:
-                path_of[key] = p
-        raw_paths[p][2] += 1
-        mains.append((bet, p))
-    if max_pos < len(pc):
-        raise InvalidRecord("player_cards", f"{len(pc) - max_pos} card(s) left over "
-                            f"(no player took them)")
     _check_dealer(rules, dealer, True)
     ds = score(dealer)
-    paths = []
-    plans = []
-    for key, hands, nbets in raw_paths:
-        ph = [PlayedHand(h, ds, dealer_bj) for h in hands]
-        paths.append({"actions": key, "hands": ph, "bets": nbets})
-        plans.append(_plan_main(ph))
     side = {}
     c1, c2 = initial
     tables = rules.pay_tables
@@ -464,31 +432,48 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
         side["lucky_trio"] = sidebets.lucky_trio(rules, c1, c2, up)
     if "poker_trio" in tables:
         side["poker_trio"] = sidebets.poker_trio(rules, c1, c2, up)
+    paths: list = []   # {"actions", "hands": [PlayedHand], "bets": number of bets}
+    plans: list = []
+    path_of: dict = {}
+    # grouped: every bet on the same path with the same stake and insurance flag gets the same
+    # amounts (rounding is per bet on its own stake, so equal stakes round equally)
+    amounts_of: dict = {}
+    max_pos = 2
     results = {}
     late = False
     ctx = (rules, mu, late)
-    if grouped:
-        # every bet on the same path with the same stake and insurance flag gets the same amounts
-        # (rounding is per bet on its own stake, so equal stakes round equally)
-        cache: dict = {}
-        for bet, p in mains:
-            ck = (p, bet.stake, bet.insurance)
-            amounts = cache.get(ck)
-            if amounts is None:
-                amounts = cache[ck] = _amounts(rules, plans[p], bet.stake, bet.insurance, dealer_bj, mu, late)
-            results[bet.id] = BetResult(bet, amounts, ctx, plans[p], p)
-    else:
-        for bet, p in mains:
-            amounts = _amounts(rules, plans[p], bet.stake, bet.insurance, dealer_bj, mu, late)
-            results[bet.id] = BetResult(bet, amounts, ctx, plans[p], p)
     for bet in pr.bets:
         if bet.type != "main":
             pat, odds = side[bet.type]
             results[bet.id] = _side(bet, pat, odds, mu)
-    if len(results) == len(pr.bets):  # keep record order in the result
-        order = [b.id for b in pr.bets]
-        if list(results) != order:
-            results = {k: results[k] for k in order}
+            continue
+        key = bet.actions
+        p = path_of.get(key) if grouped else None
+        if p is None:
+            pos, counter = [2], [0]
+            apath = f"{bet.path}.actions"
+            hands = play_hands(rules, initial, _make_draw(pc, "player_cards", pos, bet.path),
+                               _make_decide(rules, key, up, apath, counter), round_over=peek_end)
+            _leftover_actions(key, counter[0], apath, peek_end)
+            if pos[0] > max_pos:
+                max_pos = pos[0]
+            p = len(paths)
+            ph = [PlayedHand(h, ds, dealer_bj) for h in hands]
+            paths.append({"actions": key, "hands": ph, "bets": 0})
+            plans.append(_plan_main(ph))
+            if grouped:
+                path_of[key] = p
+        paths[p]["bets"] += 1
+        ck = (p, bet.stake, bet.insurance)
+        amounts = amounts_of.get(ck) if grouped else None
+        if amounts is None:
+            amounts = _amounts(rules, plans[p], bet.stake, bet.insurance, dealer_bj, mu, late)
+            if grouped:
+                amounts_of[ck] = amounts
+        results[bet.id] = BetResult(bet, amounts, ctx, plans[p], p)
+    if max_pos < len(pc):
+        raise InvalidRecord("player_cards", f"{len(pc) - max_pos} card(s) left over "
+                            f"(no player took them)")
     return RoundResult(pr, results, paths=paths, ended_at_peek=peek_end)
 
 
