@@ -52,21 +52,24 @@ def boundless_record(players: int, rng: random.Random) -> dict:
                      shoe_round=shoe.begin_round()).play()
 
 
-def best_of(fn, repeat: int, gc_off: bool = False) -> float:
-    """Best wall time of ``repeat`` runs. By default the garbage collector stays ON, as in the
-    settlement worker (the naive replay allocates far more objects, and pays for it in GC);
-    ``gc_off`` times as ``timeit`` does."""
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        if gc_off:
-            gc.disable()
-        try:
-            t = time.perf_counter()
-            fn()
-            best = min(best, time.perf_counter() - t)
-        finally:
-            gc.enable()
+def best_of(fns, rounds: int, gc_off: bool = False) -> list:
+    """Best wall time of each function in ``fns`` over ``rounds`` rounds; each round runs every
+    function once, in turn, so that all of them see the same machine (the ratio of two best times
+    taken minutes apart on a busy machine says more about the machine than about the code).
+    By default the garbage collector stays ON, as in the settlement worker (the naive replay
+    allocates far more objects, and pays for it in GC); ``gc_off`` times as ``timeit`` does."""
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            gc.collect()
+            if gc_off:
+                gc.disable()
+            try:
+                t = time.perf_counter()
+                fn()
+                best[i] = min(best[i], time.perf_counter() - t)
+            finally:
+                gc.enable()
     return best
 
 
@@ -81,7 +84,7 @@ def main(argv=None) -> int:
 
     recs = seated_records("classic", args.rounds // 2, rng) + seated_records("premium", args.rounds // 2, rng)
     nbets = sum(len(r["bets"]) for r in recs)
-    t = best_of(lambda: [settle(r) for r in recs], max(1, args.repeat // 5))
+    t, = best_of([lambda: [settle(r) for r in recs]], max(1, args.repeat // 5))
     print(f"(a) seated rounds (7 seats, 2 behind + 1 side bet per seat, {nbets / len(recs):.0f} bets/round): "
           f"{len(recs) / t:,.0f} rounds/s ({nbets / t:,.0f} bets/s)")
 
@@ -95,15 +98,13 @@ def main(argv=None) -> int:
     naive = settle_naive(rec)
     assert all(naive.bets[k].returned == b.returned and naive.bets[k].staked == b.staked
                for k, b in res.bets.items()), "grouped and naive settlements differ"
-    tg = best_of(lambda: settle(rec), args.repeat)
-    tn = best_of(lambda: settle_naive(rec), max(1, args.repeat // 5))
+    tg, tn = best_of([lambda: settle(rec), lambda: settle_naive(rec)], args.repeat)
     n = args.players
     print(f"(b) boundless, {n:,} players, {paths} distinct paths: {n / tg:,.0f} player-bets/s "
           f"({tg * 1000:.1f} ms per round)")
     print(f"(c) boundless naive (one replay per player): {n / tn:,.0f} player-bets/s "
           f"({tn * 1000:.1f} ms); ratio {tn / tg:.1f}x")
-    tg0 = best_of(lambda: settle(rec), args.repeat, gc_off=True)
-    tn0 = best_of(lambda: settle_naive(rec), max(1, args.repeat // 5), gc_off=True)
+    tg0, tn0 = best_of([lambda: settle(rec), lambda: settle_naive(rec)], args.repeat, gc_off=True)
     print(f"    (GC disabled while timing: grouped {n / tg0:,.0f}/s, naive {n / tn0:,.0f}/s, "
           f"ratio {tn0 / tg0:.1f}x)")
     ok = tn / tg >= 10
