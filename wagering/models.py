@@ -47,6 +47,12 @@ class Bet(models.Model):
     - ``outcome`` / ``returned``: written by settlement.
     - ``table`` / ``currency``: copies of ``round.table`` and its currency at placement
       (``CopiedForeignKey``), so that bet lists, filters and totals need not join the rounds.
+
+    Storage (migration ``0003_bet_hot_updates``): no index covers ``state``, ``outcome``,
+    ``returned`` or ``settled_at`` and the table keeps free room in each page (PostgreSQL
+    ``fillfactor``), so closing betting and settling a round rewrite its bets in place (HOT updates:
+    no index entry written); every index here serves a lookup of the services, the Bet Record or
+    the player API.
     """
 
     class Type(models.TextChoices):
@@ -64,8 +70,10 @@ class Bet(models.Model):
         SETTLED = "settled"
         REFUNDED = "refunded"
 
-    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bets")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="bets",
+                              db_index=False)  # indexed by one_record_id_per_round
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="bets",
+                               db_index=False)  # indexed by bet_player_placed
     table = CopiedForeignKey(Table, on_delete=models.PROTECT, related_name="+", db_index=False,
                              copy_from="round.table_id")  # indexed by bet_table_placed
     currency = CopiedForeignKey(Currency, on_delete=models.PROTECT, related_name="+", db_index=False,
@@ -80,7 +88,7 @@ class Bet(models.Model):
 
     outcome = models.CharField(max_length=32, null=True, blank=True)
     returned = models.DecimalField(null=True, blank=True, **MONEY)
-    idempotency_key = models.CharField(max_length=128, unique=True)
+    idempotency_key = models.CharField(max_length=128)  # unique: bet_idempotency_key
     record_id = models.CharField(max_length=128)
     follow_double = models.BooleanField(default=False)
     follow_split = models.BooleanField(default=False)
@@ -91,12 +99,12 @@ class Bet(models.Model):
         permissions = [("use_game_api", "Can call the game-server API")]
         constraints = [
             models.UniqueConstraint(fields=["round", "record_id"], name="one_record_id_per_round"),
+            # a constraint, not unique=True: that also builds a LIKE index nothing searches with
+            models.UniqueConstraint(fields=["idempotency_key"], name="bet_idempotency_key"),
             models.CheckConstraint(condition=Q(stake__gt=0), name="bet_stake_positive"),
         ]
         indexes = [
             models.Index(fields=["player", "placed_at", "id"], name="bet_player_placed"),
-            models.Index(fields=["round", "type"], name="bet_round_type"),
-            models.Index(fields=["state"], name="bet_state"),
             models.Index(fields=["placed_at", "id"], name="bet_placed"),
             models.Index(fields=["table", "placed_at", "id"], name="bet_table_placed"),
         ]
