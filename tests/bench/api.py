@@ -1,20 +1,26 @@
 """``make bench-api``: the player API under 20 concurrent clients, beside its plain-SQL floor.
 
 Data: the shared million bets of ``tests.bench.load`` (10,000 players, ~90 bets each, one with
-100,000; a round's bets share their placing time). Starts gunicorn (WORKERS processes of THREADS
-threads, 127.0.0.1 only: 2 cores), then for DURATION seconds per scenario drives it with CLIENTS
-concurrent clients (threads in CLIENT_PROCS processes, loopback) and prints requests/s, the
-50th/95th/99th-percentile latency and the CPU the clients themselves used (cores, so that a
-client-bound run shows); beside each, the database time of the same queries run as plain SQL
-(the ORM's statements, executed directly). Never asserts."""
+100,000; a round's bets share their placing time). Starts gunicorn (``--workers`` processes of
+``--threads`` threads, 127.0.0.1 only: 2 cores), then for ``--seconds`` per scenario drives it with
+CLIENTS keep-alive connections of ``wrk`` (Debian's C load generator: ``apt-get install wrk``; a
+Lua script picks each request's path and token) and prints requests/s, the 50th/95th/99th-percentile
+latency, the CPU the server's workers spent per request (milliseconds: the figure that stays
+meaningful when the machine is shared) and the CPU the load generator used (cores, so that a
+client-bound run shows); beside each, the database time of the same queries run as plain SQL (the
+ORM's statements, executed directly). ``--chdir DIR`` serves another checkout (e.g. an older commit
+unpacked with ``git archive``) with the same data and load, for a before/after ratio taken under the
+same machine load. Never asserts."""
 
-import multiprocessing
+import argparse
+import json
 import os
 import random
-import statistics
+import resource
+import shutil
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,72 +28,91 @@ import urllib.request
 from tests.bench.common import report, setup
 from tests.bench.load import PLAYERS, ensure_bets
 
-CLIENTS, CLIENT_PROCS, WORKERS, THREADS, DURATION = 20, 2, 2, 4, 10
+CLIENTS = 20
 PORT = int(os.environ.get("BENCH_API_PORT", "8765"))
 
+# -- the load generator (wrk + Lua) ---------------------------------------------------------------
 
-# -- the load generator ---------------------------------------------------------------------------
-
-def _client_proc(args):
-    """One client process: ``threads`` threads requesting ``targets`` for ``seconds``; returns the
-    list of latencies (seconds), the error count and the process's CPU seconds."""
-    targets, threads, seconds, seed = args
-    latencies, errors, lock = [], [0], threading.Lock()
-    deadline = time.perf_counter() + seconds
-
-    def run(rng):
-        while time.perf_counter() < deadline:
-            path, token = rng.choice(targets)
-            request = urllib.request.Request(f"http://127.0.0.1:{PORT}{path}",
-                                             headers={"Authorization": f"Token {token}"})
-            start = time.perf_counter()
-            try:
-                with urllib.request.urlopen(request, timeout=10) as response:
-                    response.read()
-                    ok = response.status == 200
-            except (urllib.error.URLError, OSError):
-                ok = False
-            elapsed = time.perf_counter() - start
-            with lock:
-                if ok:
-                    latencies.append(elapsed)
-                else:
-                    errors[0] += 1
-
-    cpu = time.process_time()
-    pool = [threading.Thread(target=run, args=(random.Random(seed * 100 + t),)) for t in range(threads)]
-    for thread in pool:
-        thread.start()
-    for thread in pool:
-        thread.join()
-    return latencies, errors[0], time.process_time() - cpu
+#: Per request: a random (path, Authorization) pair. At the end: one JSON line with the counts and
+#: the latency percentiles (microseconds).
+LUA = """
+local targets = %s
+local counter = 0
+function setup(thread) counter = counter + 1; thread:set("seed", counter) end
+function init(args) math.randomseed(seed * 7919) end
+function request()
+  local t = targets[math.random(#targets)]
+  return wrk.format("GET", t[1], {["Authorization"] = t[2]})
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('RESULT {"requests": %%d, "us": %%d, "p50": %%d, "p95": %%d, "p99": %%d, "errors": %%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95), latency:percentile(99),
+    e.status + e.connect + e.read + e.write + e.timeout))
+end
+"""
 
 
-def drive(targets):
-    """Drive the server with CLIENTS clients for DURATION s on ``targets`` ([(path, token)]).
-    Returns ``(requests/s, p50 ms, p95 ms, p99 ms, errors, client CPU in cores)``."""
-    per_proc = CLIENTS // CLIENT_PROCS
-    with multiprocessing.get_context("spawn").Pool(CLIENT_PROCS) as pool:
-        results = pool.map(_client_proc, [(targets, per_proc, DURATION, n) for n in range(CLIENT_PROCS)])
-    latencies = sorted(x for lat, _, _ in results for x in lat)
-    errors = sum(e for _, e, _ in results)
-    q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0] * 99
-    cores = sum(cpu for _, _, cpu in results) / DURATION
-    return len(latencies) / DURATION, q[49] * 1000, q[94] * 1000, q[98] * 1000, errors, cores
+def lua_script(targets):
+    """The Lua source driving ``targets`` ([(path, token)])."""
+    pairs = ", ".join(f"{{{json.dumps(path)}, {json.dumps('Token ' + token)}}}" for path, token in targets)
+    return LUA % f"{{{pairs}}}"
 
 
-def start_server():
+def cpu_seconds(pids):
+    """User + system CPU seconds so far of the processes ``pids`` (from ``/proc``)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def workers_of(server):
+    """The pids of gunicorn's worker processes (the master's children)."""
+    with open(f"/proc/{server.pid}/task/{server.pid}/children") as children:
+        return [int(pid) for pid in children.read().split()]
+
+
+def drive(targets, server, seconds):
+    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, token)]).
+    Returns ``(requests/s, p50 ms, p95 ms, p99 ms, errors, server CPU ms per request, client CPU
+    in cores)``."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(lua_script(targets))
+        script.flush()
+        workers = workers_of(server)
+        server_cpu, client_cpu = cpu_seconds(workers), resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run(["wrk", "-t", "2", "-c", str(CLIENTS), "-d", f"{seconds}s", "--timeout", "10s",
+                              "-s", script.name, f"http://127.0.0.1:{PORT}"],
+                             capture_output=True, text=True, check=True).stdout
+        server_cpu = cpu_seconds(workers) - server_cpu
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+    client = (after.ru_utime - client_cpu.ru_utime) + (after.ru_stime - client_cpu.ru_stime)
+    elapsed = result["us"] / 1e6
+    ok = max(result["requests"] - result["errors"], 1)
+    return (result["requests"] / elapsed, result["p50"] / 1000, result["p95"] / 1000, result["p99"] / 1000,
+            result["errors"], server_cpu / ok * 1000, client / elapsed)
+
+
+def start_server(workers, threads, chdir):
+    """gunicorn serving ``config.wsgi`` from ``chdir`` on 127.0.0.1:PORT, the throttle out of the way."""
     env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "PLAYER_API_RATE": "100000000/min"}
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "-w", str(WORKERS),
-                               "--threads", str(THREADS), "-b", f"127.0.0.1:{PORT}", "--log-level", "warning"],
-                              env=env)
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--chdir", chdir,
+                               "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{PORT}",
+                               "--log-level", "warning"], env=env)
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{PORT}/api/v1/me", timeout=1)
         except urllib.error.HTTPError:
-            return server  # 401: up
+            if len(workers_of(server)) == workers:
+                return server  # 401: up
         except OSError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     server.terminate()
     raise RuntimeError("gunicorn did not start")
 
@@ -111,7 +136,20 @@ def sql_floor(reads, runs=30):
     return floor
 
 
+def arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
+    parser.add_argument("--seconds", type=int, default=10, help="duration of each scenario (default 10)")
+    parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
+    parser.add_argument("--only", help="run only the scenarios whose name contains this")
+    return parser.parse_args()
+
+
 def main():
+    args = arguments()
+    if shutil.which("wrk") is None:
+        sys.exit("bench-api needs the wrk load generator: apt-get install wrk")
     setup()
     loaded = ensure_bets(1_000_000)
     from datetime import UTC, datetime, timedelta
@@ -139,6 +177,7 @@ def main():
             [(f"/api/v1/bets/?{filtered_query}&totals=true", tokens[heavy.code])],
         "bet detail, random players": [(f"/api/v1/bets/{pk}", tokens[code]) for pk, code in light_bets],
     }
+    scenarios = {name: targets for name, targets in scenarios.items() if not args.only or args.only in name}
     midnight = datetime.combine(day - timedelta(days=3), datetime.min.time(), tzinfo=UTC)
     heavy_list = selectors.bets_for_player(heavy)
     heavy_filtered = heavy_list.filter(table__variant="boundless", outcome="lose", placed_at__gte=midnight,
@@ -153,19 +192,21 @@ def main():
                                                    selectors.bet_replay(some_bet),
                                                    list(selectors.bet_ledger_entries(some_bet))),
     })
-    server = start_server()
+    server = start_server(args.workers, args.threads, args.chdir)
     try:
         rows = []
         for name, targets in scenarios.items():
-            rps, p50, p95, p99, errors, cores = drive(targets)
+            rps, p50, p95, p99, errors, server_ms, cores = drive(targets, server, args.seconds)
             rows += [(f"{name}: requests/s", rps, "req/s"), ("  p50 / p95 / p99", p50, f"/ {p95:.1f} / {p99:.1f} ms"),
-                     ("  errors", errors, ""), ("  client CPU", cores, "cores")]
+                     ("  errors (non-2xx, socket)", errors, ""), ("  server CPU per request", server_ms, "ms"),
+                     ("  load generator CPU", cores, "cores")]
     finally:
         server.terminate()
         server.wait(10)
     rows += [(f"plain SQL, {name}", ms, f"ms ({n} statements)") for name, (ms, n) in floors.items()]
-    report(f"player API, {CLIENTS} clients, gunicorn {WORKERS} workers x {THREADS} threads, {DURATION} s per "
-           f"scenario ({loaded.bets:,} bets, {PLAYERS:,} players)", rows)
+    report(f"player API, {CLIENTS} clients (wrk), gunicorn {args.workers} workers x {args.threads} threads, "
+           f"{args.seconds} s per scenario ({loaded.bets:,} bets, {PLAYERS:,} players), served from {args.chdir}, "
+           f"load average {os.getloadavg()[0]:.1f}", rows)
     return 0
 
 
