@@ -106,6 +106,12 @@ DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT
 # One cache for every process (throttle counters, cached RTP reports): Redis in production
 # (CACHE_URL=redis://127.0.0.1:6379/2); per-process memory for the zero-setup default.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Player API: tokens already looked up (with their user and player), in each process's memory for
+# PLAYER_API_TOKEN_CACHE_SECONDS (0: look every token up); another process stops honouring a
+# deleted token within that time (wagering.player_api.authentication).
+CACHES["player_api_tokens"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                               "LOCATION": "player_api_tokens", "OPTIONS": {"MAX_ENTRIES": 10_000},
+                               "TIMEOUT": env.int("PLAYER_API_TOKEN_CACHE_SECONDS", default=10)}
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

@@ -8,6 +8,7 @@ which gives the same answer.
 
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 
 from django.db.models import Case, Count, DecimalField, Exists, F, OuterRef, Q, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
@@ -39,17 +40,35 @@ def with_money(bets):
 def bets_for_player(player):
     """The bets of ``player``, newest first (by ``placed_at``, then ``id``), with ``with_money``
     annotations and their round (without its record: ``round_result`` loads it), table and currency.
-    Lists read ``.values(*BET_ROW)`` of it instead (the select_related joins then drop out)."""
-    return (with_money(Bet.objects.filter(player=player)).select_related("round__table", "currency")
-            .defer("round__record").order_by("-placed_at", "-id"))
+    Lists read ``bet_rows_for_player`` instead."""
+    return _all_bets().filter(player=player)
 
 
-#: The values of a bet in a list (``bets_for_player(...).values(*BET_ROW)``): the bet, its money
-#: annotations, its round's public fields, its table's code and variant and its currency's minor
-#: units (the page's rounds are joined; table and currency are small).
+def bet_rows_for_player(player):
+    """``bets_for_player(player).values(*BET_ROW)``: the rows of a list (the select_related joins
+    drop out)."""
+    return _all_bet_rows().filter(player=player)
+
+
+#: The values of a bet in a list (``bet_rows_for_player``): the bet, its money annotations, its
+#: round's public fields, its table's code and variant and its currency's minor units (the page's
+#: rounds are joined; table and currency are small).
 BET_ROW = ("id", "type", "seat", "stake", "staked", "returned_total", "net", "state", "outcome", "placed_at",
            "settled_at", "currency_id", "currency__minor_units", "table__code", "table__variant", "round_id",
            "round__external_id", "round__shoe_round", "round__state")
+
+
+# The two queries above, built once per process and filtered per call: building the money
+# annotations took more of a player API request than running its query. Never evaluated themselves.
+@cache
+def _all_bets():
+    return (with_money(Bet.objects.all()).select_related("round__table", "currency").defer("round__record")
+            .order_by("-placed_at", "-id"))
+
+
+@cache
+def _all_bet_rows():
+    return _all_bets().values(*BET_ROW)
 
 
 @dataclass(frozen=True)

@@ -39,15 +39,15 @@ def test_bet_list_totals_and_money(api, premium_round):
 def test_bet_list_rows_match_the_bet_serializer_and_totals_only_when_asked(api, premium_round,
                                                                           django_assert_num_queries):
     """The list's hand-written rows (``bet_row``) are exactly what ``PlayerBetSerializer`` shows,
-    in the requested zone; without ``totals=true`` the list costs one query beyond auth/throttle."""
+    in the requested zone; without ``totals=true`` the list costs one query once the token is known."""
     data = api.get("/api/v1/bets/?tz=Europe/Berlin").json()
     assert data["totals"] is None
     player = Bet.objects.get(pk=data["results"][0]["id"]).player
     with timezone.override("Europe/Berlin"):
         assert data["results"] == PlayerBetSerializer(bets_for_player(player), many=True).data
-    with django_assert_num_queries(3):  # token + user, the page (throttle counters live in the cache)
+    with django_assert_num_queries(1):  # the page (token remembered, throttle counters in the cache)
         api.get("/api/v1/bets/")
-    with django_assert_num_queries(6):  # + the two grouped totals scans and the currencies
+    with django_assert_num_queries(4):  # + the two grouped totals scans and the currencies
         api.get("/api/v1/bets/?totals=true")
 
 

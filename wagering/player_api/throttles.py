@@ -1,15 +1,60 @@
-"""Request rate limits of the player API."""
+"""Request rate limits of the player API: a counter per player and window, one cache round trip
+per request."""
 
+import time
+from functools import cache as once
+
+import redis
+from django.conf import settings
+from django.core.cache import cache
+from django.core.cache.backends.redis import RedisCache
 from rest_framework.settings import api_settings
-from rest_framework.throttling import UserRateThrottle
+from rest_framework.throttling import BaseThrottle
+
+#: Seconds of each rate period letter (as DRF's rates: ``600/min``, ``10/s``, ``1000/hour``, ``5000/day``).
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-class PlayerRateThrottle(UserRateThrottle):
-    """Per player (per user) rate, scope ``player``: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["player"]``
-    (e.g. ``"600/min"``; the ``PLAYER_API_RATE`` environment variable in ``config.settings``).
-    Read at each request, so that changed settings apply at once. Counters live in the default cache."""
+class PlayerRateThrottle(BaseThrottle):
+    """At most N requests per player (per user) in each window of the rate
+    ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["player"]`` (e.g. ``"600/min"``, from the
+    ``PLAYER_API_RATE`` environment variable; None: no limit), read at each request so that changed
+    settings apply at once. Fixed windows aligned on the clock: a player may make up to 2N requests
+    across a window's end, never more. Every request counts, refused ones too. The counters live in
+    the default cache (``count_request``); refused requests get ``Retry-After`` = the seconds left
+    in the window."""
 
-    scope = "player"
+    def allow_request(self, request, view):
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get("player")
+        if rate is None:
+            return True
+        limit, period = rate.split("/")
+        window = PERIODS[period[0]]
+        now = time.time()
+        start = int(now // window * window)
+        self.retry_after = start + window - now
+        # The counter outlives its window, so that no request of the window finds it expired.
+        return count_request(f"throttle:player:{request.user.pk}:{window}:{start}", 2 * window) <= int(limit)
 
-    def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+    def wait(self):
+        return self.retry_after
+
+
+def count_request(key, seconds):
+    """Add one to the counter ``key`` of the default cache (a new counter starts at 0 and lives
+    at least ``seconds``); returns its new value. With Redis as the default cache: INCR and EXPIRE
+    in one pipelined round trip; with any other cache (the zero-setup local memory) ``add`` +
+    ``incr``."""
+    if isinstance(cache, RedisCache):
+        stored = cache.make_key(key)
+        count, _ = _redis().pipeline(transaction=False).incr(stored).expire(stored, seconds).execute()
+        return count
+    cache.add(key, 0, seconds)
+    return cache.incr(key)
+
+
+@once
+def _redis():
+    """A client of the default cache's Redis (its first server, the one Django writes to)."""
+    location = settings.CACHES["default"]["LOCATION"]
+    return redis.Redis.from_url(location if isinstance(location, str) else location[0])

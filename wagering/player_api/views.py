@@ -32,6 +32,7 @@ from ..api import exception_handler as game_exception_handler
 from ..models import Bet
 from ..serializers import ErrorSerializer
 from . import serializers as s
+from .authentication import CachedTokenAuthentication
 from .filters import BetFilter
 from .pagination import MAX_ID, KeysetPagination
 from .throttles import PlayerRateThrottle
@@ -81,10 +82,11 @@ class BetPagination(KeysetPagination):
 
 
 class PlayerAPIView(GenericAPIView):
-    """Base of the player views: a player's token, the per-player throttle, the error format, JSON
-    in and out, and strict query strings: only the filter's and the paginator's parameters, none
-    empty, no NUL byte (400 otherwise)."""
+    """Base of the player views: a player's token (looked up once in a few seconds), the per-player
+    throttle, the error format, JSON in and out, and strict query strings: only the filter's and
+    the paginator's parameters, none empty, no NUL byte (400 otherwise)."""
 
+    authentication_classes = [CachedTokenAuthentication]
     permission_classes = [IsAuthenticated, IsPlayer]
     throttle_classes = [PlayerRateThrottle]
     renderer_classes = [JSONRenderer]
@@ -121,7 +123,10 @@ class PlayerAPIView(GenericAPIView):
             raise drf.ValidationError(f"empty query parameter(s): {', '.join(empty)}")
 
     def filtered(self, queryset):
-        """``(queryset, cleaned filter values)`` by ``filterset_class``; ``ValidationError`` (400)."""
+        """``(queryset, cleaned filter values)`` by ``filterset_class``; ``ValidationError`` (400).
+        Without any filter parameter (``initial`` let only known ones through) ``queryset`` as it is."""
+        if not self.filterset_class.base_filters.keys() & self.request.query_params.keys():
+            return queryset, {}
         filterset = DjangoFilterBackend().get_filterset(self.request, queryset, self)
         if not filterset.is_valid():
             raise translate_validation(filterset.errors)
@@ -156,14 +161,14 @@ class BetListView(PlayerAPIView):
     queryset = Bet.objects.none()  # the model, for the schema and the cursor; rows: get_queryset
 
     def get_queryset(self):
-        return selectors.bets_for_player(self.player)
+        return selectors.bet_rows_for_player(self.player)
 
     @extend_schema(responses={200: s.PlayerBetSerializer(many=True), **ERRORS},
                    summary="Your bets, newest first; with totals=true, the totals of the filtered range")
     def get(self, request):
         bets, filters = self.filtered(self.get_queryset())
         with timezone.override(filters.get("tz") or "UTC"):
-            page = [s.bet_row(row) for row in self.paginate_queryset(bets.values(*selectors.BET_ROW))]
+            page = [s.bet_row(row) for row in self.paginate_queryset(bets)]
         totals = s.TotalsSerializer(selectors.bet_totals(bets), many=True).data if filters.get("totals") else None
         response = self.get_paginated_response(page)
         response.data["totals"] = totals
