@@ -120,3 +120,16 @@ def test_throttled_per_player(api, bob, eur):
         assert refused.json()["code"] == "throttled" and 1 <= int(refused["Retry-After"]) <= 86400
         assert client_for(bob.user).get("/api/v1/me").status_code == 200  # per player
     cache.clear()
+
+
+def test_throttle_counter_is_one_expiring_redis_key(db):
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    from wagering.player_api.throttles import _redis, count_request
+
+    assert isinstance(caches["default"], RedisCache)  # the tests run on Redis: the pipelined path
+    caches["default"].clear()
+    assert [count_request("test-counter", 30) for _ in range(3)] == [1, 2, 3]
+    assert 0 < _redis().ttl(caches["default"].make_key("test-counter")) <= 30
+    caches["default"].clear()

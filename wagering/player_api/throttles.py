@@ -6,7 +6,7 @@ from functools import cache as once
 
 import redis
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -45,6 +45,7 @@ def count_request(key, seconds):
     at least ``seconds``); returns its new value. With Redis as the default cache: INCR and EXPIRE
     in one pipelined round trip; with any other cache (the zero-setup local memory) ``add`` +
     ``incr``."""
+    cache = caches["default"]  # the backend itself (django.core.cache.cache is a proxy of it)
     if isinstance(cache, RedisCache):
         stored = cache.make_key(key)
         count, _ = _redis().pipeline(transaction=False).incr(stored).expire(stored, seconds).execute()
