@@ -41,6 +41,7 @@ from wagering.models import Bet
 from wagering.services import refund_bets
 
 from . import audit
+from .details import encode_details
 from .models import Alert, BetSettlement, OperatorAction, RoundCorrection
 
 logger = logging.getLogger(__name__)
@@ -84,20 +85,24 @@ def _write_bets(rows, state, now):
 
 
 def _write_details(details, correction, now):
-    """Store each bet's engine detail (``{bet pk: BetResult}``) as its ``BetSettlement``, replacing
-    the previous one (a resettle). On PostgreSQL one ``INSERT ... FROM unnest ... ON CONFLICT``, the
-    JSON texts sent in binary (``accounts.sql``). Every detail differs (it names its bet and player)."""
+    """Store each bet's detail (``{bet pk: BetResult}``; ``settlement.details``) as its
+    ``BetSettlement``, replacing the previous one (a resettle). Each distinct detail is encoded once
+    and, on PostgreSQL, sent and parsed once: one ``INSERT ... ON CONFLICT`` joins the bets (pk,
+    position of their detail) to the distinct texts, arrays sent in binary (``accounts.sql``)."""
+    texts, index = encode_details(details.values())
     if connection.vendor == "postgresql":
         execute_binary(
+            "WITH d AS MATERIALIZED (SELECT t::jsonb AS detail, n FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n)) "
             f"INSERT INTO {BetSettlement._meta.db_table} (bet_id, correction, detail, settled_at) "
-            "SELECT u.id, %b::integer, u.detail::jsonb, %b::timestamptz FROM unnest(%b::bigint[], %b::text[]) "
-            "AS u(id, detail) ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, "
+            "SELECT u.id, %b::integer, d.detail, %b::timestamptz FROM unnest(%b::bigint[], %b::bigint[]) AS u(id, n) "
+            "JOIN d ON d.n = u.n + 1 ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, "
             "detail = EXCLUDED.detail, settled_at = EXCLUDED.settled_at",
-            [correction, now, list(details), [json.dumps(r.to_dict()) for r in details.values()]])
+            [texts, correction, now, list(details), index])
         return
+    decoded = [json.loads(text) for text in texts]
     BetSettlement.objects.bulk_create(
-        [BetSettlement(bet_id=pk, correction=correction, detail=result.to_dict(), settled_at=now)
-         for pk, result in details.items()],
+        [BetSettlement(bet_id=pk, correction=correction, detail=decoded[n], settled_at=now)
+         for pk, n in zip(details, index)],
         batch_size=5000, update_conflicts=True, unique_fields=["bet"],
         update_fields=["correction", "detail", "settled_at"])
 

@@ -1,0 +1,52 @@
+"""The detail settlement stores for each bet (``BetSettlement.detail``): the engine's
+``BetResult.to_dict()`` (ROUND_RECORD.md "Result": hands, decisions, odds, insurance, side-bet
+pattern, explanation) without the record's ids (``wagering.selectors.PRIVATE_DETAIL``: ``id``,
+``player``, ``path``), which the bet row holds and no reader shows.
+
+Without its ids, a detail is the same for every bet settled alike, so it is built and encoded once
+per kind of bet, not once per bet (a boundless round of 20,000 players has a few dozen kinds):
+
+- a boundless main bet's detail is fixed by its path (the actions taken; the engine replays each
+  path once), its stake and whether it took insurance;
+- a side bet's by its type, seat, stake, and the pattern and odds paid.
+
+A seat's main bet or bet behind (classic, premium) is built on its own: its hands are its seat's.
+"""
+
+import json
+
+from wagering.selectors import PRIVATE_DETAIL
+
+
+def _kind(result):
+    """What fixes ``result``'s (a ``BetResult``) detail, or None when it is built on its own."""
+    if result.type in ("main", "behind"):
+        if result.path is None:
+            return None
+        return result.type, result.path, result.stake, result.insurance is None
+    return result.type, result.seat, result.stake, result.pattern, result.odds
+
+
+def stored_detail(result):
+    """The detail stored for ``result`` (a ``BetResult``): its ``to_dict()`` without the ids."""
+    detail = result.to_dict()
+    for key in PRIVATE_DETAIL:
+        detail.pop(key, None)
+    return detail
+
+
+def encode_details(results):
+    """The details of ``results`` (an iterable of ``BetResult``) as JSON: ``(texts, index)``, where
+    ``texts`` are the distinct details' JSON texts and ``index[i]`` is the position in ``texts``
+    of the ``i``-th result's detail."""
+    texts, positions, index = [], {}, []
+    for result in results:
+        kind = _kind(result)
+        position = positions.get(kind) if kind is not None else None
+        if position is None:
+            position = len(texts)
+            texts.append(json.dumps(stored_detail(result), separators=(",", ":")))
+            if kind is not None:
+                positions[kind] = position
+        index.append(position)
+    return texts, index
