@@ -11,13 +11,13 @@ the wallet for operators. Money is ``Decimal`` in the currency's major units (``
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
 from .money import parse_amount
-from .sql import execute_binary
+from .sql import array_sql, execute_binary
 
 Kind = LedgerTransaction.Kind
 
@@ -52,7 +52,11 @@ def _same_movement(existing, posting):
             and legs == {(posting.source.pk, -posting.amount), (posting.destination.pk, posting.amount)})
 
 
-@transaction.atomic
+def _wallet_ids(postings):
+    """The pks of the player wallets ``postings`` touch, in lock order (ascending)."""
+    return sorted({a.pk for p in postings for a in (p.source, p.destination) if a.is_wallet})
+
+
 def post(postings, *, allow_negative=False):
     """Write ``postings`` (a sequence of ``Posting``) as ledger transactions, all or nothing.
 
@@ -61,29 +65,150 @@ def post(postings, *, allow_negative=False):
     the order of ``postings``. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
     (a wallet would go below zero; with ``allow_negative`` it may, and is flagged instead: reversals
     only, issue "void from SETTLED"), ``IdempotencyConflict`` (also for a key repeated within one call).
+
+    Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing is ONE
+    statement (``_post_postgresql``), so one posting outside a transaction is exactly one
+    statement, committed on its own: a transaction with one round trip. Elsewhere (SQLite, the
+    zero-setup default) it takes a few (``_post_portable``).
     """
     postings = [_validated(p) for p in postings]
     if len({p.key for p in postings}) != len(postings):
         raise IdempotencyConflict("the same key appears twice in one call")
     if not postings:
         return []
-    wallet_ids = sorted({a.pk for p in postings for a in (p.source, p.destination) if a.is_wallet})
-    # Lock first: a concurrent post of the same key waits here, then sees the committed row below.
-    wallets = {pk: [balance, flagged] for pk, balance, flagged in Account.objects.select_for_update()
-               .filter(pk__in=wallet_ids).order_by("pk").values_list("pk", "balance", "negative_flagged")}
-    existing = {t.key: t for t in LedgerTransaction.objects.filter(key__in=[p.key for p in postings])
-                .prefetch_related("entries")}
+    if connection.vendor == "postgresql" and len(postings) == 1 and connection.get_autocommit():
+        # One statement is all or nothing by itself; a key found taken wrote nothing, so the
+        # comparison that follows it needs no transaction either.
+        return _post(postings, allow_negative, _post_postgresql)
+    with transaction.atomic():
+        return _post(postings, allow_negative,
+                     _post_postgresql if connection.vendor == "postgresql" else _post_portable)
+
+
+def _post(postings, allow_negative, write):
+    """``post`` once validated: ``write`` (``_post_postgresql`` or ``_post_portable``) writes the
+    postings whose key is free; the others are compared with what their key holds."""
     now = timezone.now()
-    result, txn_rows, entry_rows = {}, [], []
+    ids, wallets = write(postings, allow_negative, now)
+    # Keys already taken (before this call, or by a concurrent call this one waited for): compare.
+    taken = [p.key for p in postings if p.key not in ids]
+    existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=taken).prefetch_related("entries")}
+                if taken else {})
+    result = []
     for p in postings:
-        if p.key in existing:
-            if not _same_movement(existing[p.key], p):
+        if p.key in ids:
+            txn = LedgerTransaction(pk=ids[p.key], key=p.key, kind=p.kind, currency_id=p.source.currency_id,
+                                    memo=p.memo, created_at=now)
+            txn._state.adding = False
+        else:
+            txn = existing[p.key]
+            if not _same_movement(txn, p):
                 raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
-            result[p.key] = existing[p.key]
-            continue
-        result[p.key] = LedgerTransaction(key=p.key, kind=p.kind, currency_id=p.source.currency_id, memo=p.memo,
-                                          created_at=now)
-        txn_rows.append((p.key, p.kind, p.source.currency_id, p.memo, now))
+        result.append(txn)
+    for p in postings:  # keep the caller's instances in step with the database
+        for account in (p.source, p.destination):
+            if account.pk in wallets:
+                account.balance, account.negative_flagged = wallets[account.pk]
+    return result
+
+
+#: Postings per call up to which the PostgreSQL statement is prepared (parsed and planned once
+#: per connection and batch size); bigger batches are planned for their own array sizes.
+PREPARED_UP_TO = 16
+
+#: ``_post_postgresql``'s statement; ``{wallets}`` and the other fields are ``array_sql`` arrays.
+#: The first entry that takes a wallet below zero without ``allow_negative`` calls
+#: ``ledger_overdraft`` (migration 0003), which fails the statement as the ``wallet_not_negative``
+#: constraint would, naming the posting.
+_POST_SQL = f"""
+WITH locked AS MATERIALIZED (
+    SELECT id, balance, negative_flagged FROM {Account._meta.db_table}
+    WHERE id = ANY({{wallets}}) ORDER BY id FOR UPDATE),
+posting AS MATERIALIZED (
+    SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{sources}}, {{destinations}}, {{amounts}})
+    WITH ORDINALITY AS p(key, kind, currency_id, memo, source, destination, amount, n)),
+txn AS (
+    INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at)
+    SELECT key, kind, currency_id, memo, %b::timestamptz FROM posting
+    WHERE (SELECT count(*) FROM locked) >= 0  -- every wallet is locked (in id order) before a key is taken
+    ORDER BY n
+    ON CONFLICT (key) DO NOTHING
+    RETURNING key, id),
+leg AS MATERIALIZED (
+    SELECT p.key, txn.id AS transaction_id, e.account, e.amount, e.n,
+           l.balance + sum(e.amount) OVER (PARTITION BY e.account ORDER BY e.n) AS balance_after
+    FROM posting p JOIN txn USING (key)
+    CROSS JOIN LATERAL (VALUES (p.source, -p.amount, 2 * p.n), (p.destination, p.amount, 2 * p.n + 1))
+        AS e(account, amount, n)
+    LEFT JOIN locked l ON l.id = e.account),
+entry AS (
+    INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
+    SELECT transaction_id, account, amount,
+           CASE WHEN balance_after < 0 AND NOT %b::boolean
+                THEN ledger_overdraft(key, account, balance_after - amount, -amount) ELSE balance_after END
+    FROM leg ORDER BY n),
+updated AS (
+    UPDATE {Account._meta.db_table} AS a
+    SET balance = w.balance, negative_flagged = a.negative_flagged OR w.lowest < 0
+    FROM (SELECT l.id, l.balance + sum(leg.amount) AS balance, min(leg.balance_after) AS lowest
+          FROM leg JOIN locked l ON l.id = leg.account GROUP BY l.id, l.balance) AS w
+    WHERE a.id = w.id
+    RETURNING a.id, a.balance, a.negative_flagged)
+SELECT key, id, NULL::numeric, NULL::boolean FROM txn
+UNION ALL
+SELECT NULL, l.id, coalesce(u.balance, l.balance), coalesce(u.negative_flagged, l.negative_flagged)
+FROM locked l LEFT JOIN updated u USING (id)
+"""
+
+
+def _post_postgresql(postings, allow_negative, now):
+    """``post``'s writing in ONE statement (``_POST_SQL``): lock the wallets in id order, insert the
+    transactions whose key is free (``ON CONFLICT DO NOTHING``: a concurrent post of the same key
+    waits for it), their entries with each wallet's running balance, and the wallets' new balances.
+    Parameters go in binary (``accounts.sql``); a small batch runs as a prepared statement, a
+    bigger one without JIT (its estimates are far too high: the CTEs have no statistics).
+    Returns ``({key: pk} of the transactions written, {wallet pk: [balance, negative_flagged]})``;
+    raises ``InsufficientFunds`` (the statement then wrote nothing)."""
+    spread = len(postings) <= PREPARED_UP_TO
+    fields, params = {}, []
+    for name, values, sql_type in (
+            ("wallets", _wallet_ids(postings), "bigint"),
+            ("keys", [p.key for p in postings], "varchar"),
+            ("kinds", [p.kind for p in postings], "varchar"),
+            ("currencies", [p.source.currency_id for p in postings], "varchar"),
+            ("memos", [p.memo for p in postings], "varchar"),
+            ("sources", [p.source.pk for p in postings], "bigint"),
+            ("destinations", [p.destination.pk for p in postings], "bigint"),
+            ("amounts", [p.amount for p in postings], "numeric")):
+        fields[name], values = array_sql(values, sql_type, spread=spread)
+        params += values
+    try:
+        rows = execute_binary(_POST_SQL.format(**fields), params + [now, allow_negative],
+                              prepare=spread, jit=spread)
+    except IntegrityError as error:
+        diag = getattr(error.__cause__, "diag", None)
+        if diag is not None and diag.constraint_name == "wallet_not_negative":
+            raise InsufficientFunds(diag.message_primary) from None
+        raise
+    ids, wallets = {}, {}
+    for key, pk, balance, flagged in rows:
+        if key is not None:
+            ids[key] = pk
+        else:
+            wallets[pk] = [balance, flagged]
+    return ids, wallets
+
+
+def _post_portable(postings, allow_negative, now):
+    """``post``'s writing on any database (SQLite): lock the wallets (``SELECT ... FOR UPDATE`` in
+    pk order), skip the keys already taken, check and compute the balances here, then write with
+    ``executemany``. Returns what ``_post_postgresql`` returns."""
+    wallets = {pk: [balance, flagged] for pk, balance, flagged in Account.objects.select_for_update()
+               .filter(pk__in=_wallet_ids(postings)).order_by("pk").values_list("pk", "balance", "negative_flagged")}
+    taken = set(LedgerTransaction.objects.filter(key__in=[p.key for p in postings]).values_list("key", flat=True))
+    new = [p for p in postings if p.key not in taken]
+    entry_rows = []
+    for p in new:
         for account, amount in ((p.source, -p.amount), (p.destination, p.amount)):
             wallet = wallets.get(account.pk)
             balance_after = None
@@ -96,72 +221,22 @@ def post(postings, *, allow_negative=False):
                     wallet[1] = True
                 balance_after = wallet[0]
             entry_rows.append((p.key, account.pk, amount, balance_after))
-    if txn_rows:
-        _write(txn_rows, entry_rows, wallets, result)
-        for p in postings:  # keep the caller's instances in step with the database
-            for account in (p.source, p.destination):
-                if account.pk in wallets:
-                    account.balance, account.negative_flagged = wallets[account.pk]
-    return [result[p.key] for p in postings]
-
-
-def _write(txn_rows, entry_rows, wallets, result):
-    """Insert the new transactions (``txn_rows``: ``(key, kind, currency, memo, created_at)``) and
-    their entries (``entry_rows``: ``(key, account pk, amount, balance_after)``), store the wallets'
-    new balances (``wallets``: ``{pk: [balance, flagged]}``) and give ``result``'s new transactions
-    their pks. Plain SQL: the ORM's per-row model instances cost more than the database work."""
-    balances = [(pk, balance, flagged) for pk, (balance, flagged) in wallets.items()]
-    if connection.vendor == "postgresql":
-        ids = _write_postgresql(txn_rows, entry_rows, balances)
-    else:
-        with connection.cursor() as cursor:
-            ids = _write_portable(cursor, txn_rows, entry_rows, balances)
-    for key, pk in ids.items():
-        result[key].pk = pk
-        result[key]._state.adding = False
-
-
-def _write_postgresql(txn_rows, entry_rows, balances):
-    """``_write`` in ONE statement: the transactions inserted from arrays (``unnest``) returning
-    their ids, the entries joined to them by key, the wallets updated; arrays sent in binary
-    (``accounts.sql``). Returns ``{key: pk}``."""
-    rows = execute_binary(
-        f"""WITH txn AS (
-                INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at)
-                SELECT * FROM unnest(%b::varchar[], %b::varchar[], %b::varchar[], %b::varchar[], %b::timestamptz[])
-                RETURNING key, id),
-            entries AS (
-                INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
-                SELECT txn.id, e.account, e.amount, e.balance_after
-                FROM unnest(%b::varchar[], %b::bigint[], %b::numeric[], %b::numeric[])
-                     AS e(key, account, amount, balance_after) JOIN txn USING (key)),
-            wallets AS (
-                UPDATE {Account._meta.db_table} AS a SET balance = w.balance, negative_flagged = w.flagged
-                FROM unnest(%b::bigint[], %b::numeric[], %b::boolean[]) AS w(id, balance, flagged)
-                WHERE a.id = w.id)
-            SELECT key, id FROM txn""",
-        _columns(txn_rows, 5) + _columns(entry_rows, 4) + _columns(balances, 3))
-    return dict(rows)
-
-
-def _columns(rows, width):
-    """``rows`` (tuples of ``width`` values) as ``width`` lists, one per column (arrays for ``unnest``)."""
-    return [list(column) for column in zip(*rows)] or [[] for _ in range(width)]
-
-
-def _write_portable(cursor, txn_rows, entry_rows, balances):
-    """``_write`` with ``executemany`` (SQLite, the zero-setup default). Returns ``{key: pk}``."""
-    cursor.executemany(f"INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at) "
-                       "VALUES (%s, %s, %s, %s, %s)", txn_rows)
-    keys = [row[0] for row in txn_rows]
-    ids = {}
-    for i in range(0, len(keys), 5000):
-        ids.update(LedgerTransaction.objects.filter(key__in=keys[i:i + 5000]).values_list("key", "pk"))
-    cursor.executemany(f"INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after) "
-                       "VALUES (%s, %s, %s, %s)", [(ids[k], a, x, b) for k, a, x, b in entry_rows])
-    cursor.executemany(f"UPDATE {Account._meta.db_table} SET balance = %s, negative_flagged = %s WHERE id = %s",
-                       [(balance, flagged, pk) for pk, balance, flagged in balances])
-    return ids
+    if not new:
+        return {}, wallets
+    with connection.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at) "
+                           "VALUES (%s, %s, %s, %s, %s)",
+                           [(p.key, p.kind, p.source.currency_id, p.memo, now) for p in new])
+        keys = [p.key for p in new]
+        ids = {}
+        for i in range(0, len(keys), 5000):
+            ids.update(LedgerTransaction.objects.filter(key__in=keys[i:i + 5000]).values_list("key", "pk"))
+        cursor.executemany(f"INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, "
+                           "balance_after) VALUES (%s, %s, %s, %s)",
+                           [(ids[k], a, x, b) for k, a, x, b in entry_rows])
+        cursor.executemany(f"UPDATE {Account._meta.db_table} SET balance = %s, negative_flagged = %s WHERE id = %s",
+                           [(balance, flagged, pk) for pk, (balance, flagged) in wallets.items()])
+    return ids, wallets
 
 
 def post_one(**posting):

@@ -1,4 +1,4 @@
-"""Bulk statements on PostgreSQL with array parameters sent in binary.
+"""Statements on PostgreSQL with parameters sent in binary, for the ledger's hot path and bulk writes.
 
 Django's psycopg cursor binds parameters on the client: a list becomes an array literal, every
 element quoted and escaped in Python (for 60,000 JSON texts, most of a settlement's time). Here the
@@ -7,13 +7,47 @@ parameters go to the server in binary (``%b`` placeholders), length-prefixed, ne
 import psycopg
 from django.db import connection
 
+#: psycopg prepares a statement after this many executions when its connection's threshold is set;
+#: Django leaves it unset (nothing is prepared). ``execute_binary`` sets it to this on a connection
+#: where it prepares, so that only the statements it is asked to prepare ever are.
+ONLY_WHEN_ASKED = 2**31 - 1
 
-def execute_binary(sql, params):
+
+def execute_binary(sql, params, *, prepare=False, jit=True):
     """Run ``sql`` (PostgreSQL only; placeholders ``%b``) with ``params`` (a list: ``list`` values
     become arrays, cast them in ``sql``: ``%b::bigint[]``; money as ``Decimal``) on Django's
     connection, in its current transaction. Returns the result rows (a list of tuples; empty for a
-    statement without result). Database errors are raised as Django's (``IntegrityError``…)."""
+    statement without result). Database errors are raised as Django's (``IntegrityError``…).
+
+    ``prepare=True``: run ``sql`` as a prepared statement of the connection (parsed once; planned
+    once when PostgreSQL finds its generic plan as good as a custom one, which it does when the
+    row counts do not hang on parameter values: see ``array_sql``). For statements run often
+    with a few rows; never for bulk arrays, whose generic plan would be a guess.
+
+    ``jit=False`` (inside a transaction): no JIT compilation for this statement. A statement that
+    joins CTEs (which have no statistics) is estimated at millions of rows for thousands, and
+    PostgreSQL then spends longer compiling it than running it. The setting is restored after."""
     connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall() if cursor.description else []
+    raw = connection.connection
+    if prepare and raw.prepare_threshold is None:
+        raw.prepare_threshold = ONLY_WHEN_ASKED
+    with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        if not jit:
+            cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
+            restore = cursor.fetchone()[0]
+        cursor.execute(sql, params, prepare=prepare)
+        rows = cursor.fetchall() if cursor.description else []
+        if not jit:
+            cursor.execute("SELECT set_config('jit', %s, true)", [restore])
+        return rows
+
+
+def array_sql(values, sql_type, *, spread):
+    """An array parameter for ``execute_binary``: ``(sql, params)``. Either one binary array
+    (``%b::bigint[]``, one parameter: any length, for bulk statements), or, with ``spread``, one
+    parameter per element (``ARRAY[%b::bigint, %b::bigint]::bigint[]``): the planner then knows
+    the length even in a generic plan, so a prepared statement is planned once and not per call."""
+    if spread:
+        placeholders = ", ".join([f"%b::{sql_type}"] * len(values))
+        return f"ARRAY[{placeholders}]::{sql_type}[]", list(values)
+    return f"%b::{sql_type}[]", [list(values)]

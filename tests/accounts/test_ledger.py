@@ -123,6 +123,62 @@ def test_a_batch_is_all_or_nothing(wallet, house):
         == [Decimal("10.00"), Decimal("6.00"), Decimal("2.00")]
 
 
+def test_a_batch_that_dips_below_zero_midway_is_refused_whole(wallet, house):
+    """The balance after every entry counts, not only the final one: no entry may show a negative wallet."""
+    ledger.deposit(wallet=wallet, amount="5.00", key="dep:d")
+    postings = [ledger.Posting("stake:d", "stake", wallet, house, Decimal("6.00")),
+                ledger.Posting("payout:d", "payout", house, wallet, Decimal("10.00"))]
+    with pytest.raises(InsufficientFunds, match=r"stake:d: wallet \d+ holds 5.00\d*, needs 6.00"):
+        ledger.post(postings)
+    assert balance(wallet) == Decimal("5.00") and LedgerTransaction.objects.count() == 1
+
+
+def test_a_reversal_batch_may_dip_below_zero_and_flags_the_wallet(wallet, house):
+    ledger.deposit(wallet=wallet, amount="5.00", key="dep:f")
+    ledger.post([ledger.Posting("reverse:f", "reversal", wallet, house, Decimal("6.00")),
+                 ledger.Posting("payout:f", "payout", house, wallet, Decimal("10.00"))], allow_negative=True)
+    wallet.refresh_from_db()
+    assert wallet.balance == Decimal("9.00") and wallet.negative_flagged
+    assert list(LedgerEntry.objects.filter(account=wallet).order_by("id").values_list("balance_after", flat=True)) \
+        == [Decimal("5.00"), Decimal("-1.00"), Decimal("9.00")]
+
+
+def test_a_batch_with_a_posted_key_writes_only_the_new_ones(wallet, house):
+    ledger.deposit(wallet=wallet, amount="10.00", key="dep:p")
+    first = ledger.post_stake(wallet=wallet, house=house, amount="1.00", key="stake:p0")
+    done = ledger.post([ledger.Posting(f"stake:p{i}", "stake", wallet, house, Decimal("1.00")) for i in range(3)])
+    assert done[0].pk == first.pk and [t.key for t in done] == ["stake:p0", "stake:p1", "stake:p2"]
+    assert wallet.balance == balance(wallet) == Decimal("7.00")
+    assert list(LedgerEntry.objects.filter(account=wallet).order_by("id").values_list("balance_after", flat=True)) \
+        == [Decimal("10.00"), Decimal("9.00"), Decimal("8.00"), Decimal("7.00")]
+
+
+def test_a_big_batch_over_many_wallets_keeps_every_running_balance(eur, house):
+    """More postings than ``PREPARED_UP_TO`` (the statement planned for its own arrays), wallets interleaved."""
+    wallets = [ledger.wallet_for(player=make_player(), currency=eur) for _ in range(3)]
+    ledger.post([ledger.Posting(f"dep:g{i}", "deposit", ledger.cashier_account(currency=eur), w, Decimal("1000.00"))
+                 for i, w in enumerate(wallets)])
+    n = ledger.PREPARED_UP_TO * 2
+    done = ledger.post([ledger.Posting(f"stake:g{i}", "stake", wallets[i % 3], house, Decimal(i + 1)) for i in range(n)])
+    assert [t.key for t in done] == [f"stake:g{i}" for i in range(n)]
+    for j, w in enumerate(wallets):
+        stakes = [Decimal(i + 1) for i in range(n) if i % 3 == j]
+        expected = [Decimal("1000.00") - sum(stakes[:k + 1]) for k in range(len(stakes))]
+        assert list(LedgerEntry.objects.filter(account=w, amount__lt=0).order_by("id")
+                    .values_list("balance_after", flat=True)) == expected
+        assert w.balance == balance(w) == expected[-1]
+    assert reconcile().ok
+
+
+def test_a_refused_posting_leaves_the_callers_transaction_usable(wallet, house):
+    with transaction.atomic():
+        ledger.deposit(wallet=wallet, amount="1.00", key="dep:s")
+        with pytest.raises(InsufficientFunds):
+            ledger.post_stake(wallet=wallet, house=house, amount="2.00", key="stake:s")
+        ledger.post_stake(wallet=wallet, house=house, amount="0.50", key="stake:s2")
+    assert balance(wallet) == Decimal("0.50") and not LedgerTransaction.objects.filter(key="stake:s").exists()
+
+
 def test_the_same_key_twice_in_one_batch_is_a_conflict(wallet, house):
     ledger.deposit(wallet=wallet, amount="10.00", key="dep:c")
     p = ledger.Posting("stake:c", "stake", wallet, house, Decimal("1.00"))

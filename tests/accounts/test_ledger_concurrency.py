@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from accounts import services as ledger
-from accounts.exceptions import InsufficientFunds
-from accounts.models import Currency, LedgerTransaction
+from accounts.exceptions import IdempotencyConflict, InsufficientFunds
+from accounts.models import Currency, LedgerEntry, LedgerTransaction
 from accounts.reconcile import reconcile
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,4 +63,40 @@ def test_the_same_key_posted_concurrently_moves_money_once(funded):
     wallet.refresh_from_db()
     assert len(set(results)) == 1
     assert wallet.balance == Decimal("90.00")
+    assert reconcile().ok
+
+
+def test_a_refused_posting_outside_a_transaction_writes_nothing(funded):
+    """Outside a transaction one posting is one statement (PostgreSQL): refused inside it, whole."""
+    wallet, house = funded
+    assert connection.get_autocommit()
+    with pytest.raises(InsufficientFunds, match="stake:big"):
+        ledger.post_stake(wallet=wallet, house=house, amount="100.01", key="stake:big")
+    wallet.refresh_from_db()
+    assert wallet.balance == Decimal("100.00") and not LedgerTransaction.objects.filter(key="stake:big").exists()
+    assert LedgerEntry.objects.count() == 2 and reconcile().ok
+
+
+def test_one_key_for_different_wallets_at_once_moves_money_once(funded):
+    """Ten posts of one key from ten wallets (no shared lock): the first takes the key, the others
+    wait for it and are refused as a different movement."""
+    _, house = funded
+    eur = Currency.objects.get(code="EUR")
+    wallets = []
+    for i in range(10):
+        player = ledger.create_player(user=get_user_model().objects.create(username=f"w{i}"), code=f"w{i}")
+        wallets.append(ledger.wallet_for(player=player, currency=eur))
+        ledger.deposit(wallet=wallets[-1], amount="10.00", key=f"dep:w{i}")
+
+    def stake(i):
+        try:
+            return ledger.post_stake(wallet=wallets[i], house=house, amount="1.00", key="stake:clash").pk
+        except IdempotencyConflict:
+            return None
+
+    results = in_threads(stake, 10)
+    assert len([r for r in results if r is not None]) == 1
+    assert LedgerTransaction.objects.filter(key="stake:clash").count() == 1
+    assert sorted(Decimal(w.balance) for w in [type(w).objects.get(pk=w.pk) for w in wallets]) \
+        == [Decimal("9.00")] + [Decimal("10.00")] * 9
     assert reconcile().ok

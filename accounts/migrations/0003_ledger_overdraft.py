@@ -1,0 +1,33 @@
+"""On PostgreSQL, ``ledger_overdraft(key, wallet, holds, needs)``: raises the error the
+``wallet_not_negative`` constraint raises (SQLSTATE 23514, that constraint's name), with a message
+naming the posting. ``accounts.services.post``'s one statement calls it for the first entry that
+would take a wallet below zero without permission, so that a refused posting fails inside the
+statement (which may be a transaction of its own) and writes nothing."""
+
+from django.db import migrations
+
+SQL = """
+CREATE OR REPLACE FUNCTION ledger_overdraft(posting_key text, wallet bigint, holds numeric, needs numeric)
+RETURNS numeric AS $$
+BEGIN
+    RAISE EXCEPTION '%: wallet % holds %, needs %', posting_key, wallet, holds, needs
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'wallet_not_negative';
+END;
+$$ LANGUAGE plpgsql;
+"""
+REVERSE = "DROP FUNCTION IF EXISTS ledger_overdraft(text, bigint, numeric, numeric);"
+
+
+def forwards(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(SQL, params=None)
+
+
+def backwards(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(REVERSE, params=None)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("accounts", "0002_ledger_immutable")]
+    operations = [migrations.RunPython(forwards, backwards)]
