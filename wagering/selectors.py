@@ -14,7 +14,7 @@ from django.db.models import Case, Count, DecimalField, Exists, F, OuterRef, Q, 
 from django.db.models.functions import Coalesce
 
 from accounts.models import MONEY, Account, Currency, LedgerEntry
-from settlement.models import BetSettlement, effective_record
+from settlement.models import effective_record
 from tables.engine import InvalidRecord, is_blackjack, score, settle
 from tables.models import Round
 
@@ -39,9 +39,15 @@ def with_money(bets):
 
 def bets_for_player(player):
     """The bets of ``player``, newest first (by ``placed_at``, then ``id``), with ``with_money``
-    annotations and their round (without its record: ``round_result`` loads it), table and currency.
+    annotations and their round (without its record), table and currency.
     Lists read ``bet_rows_for_player`` instead."""
     return _all_bets().filter(player=player)
+
+
+def bet_details_for_player(player):
+    """``bets_for_player(player)`` with all a bet's page shows loaded in one query (the round's
+    record, its table's currency, the ``settlement``) and the extras prefetched."""
+    return _all_bet_details().filter(player=player)
 
 
 def bet_rows_for_player(player):
@@ -58,12 +64,18 @@ BET_ROW = ("id", "type", "seat", "stake", "staked", "returned_total", "net", "st
            "round__external_id", "round__shoe_round", "round__state")
 
 
-# The two queries above, built once per process and filtered per call: building the money
+# The queries above, built once per process and filtered per call: building the money
 # annotations took more of a player API request than running its query. Never evaluated themselves.
 @cache
 def _all_bets():
     return (with_money(Bet.objects.all()).select_related("round__table", "currency").defer("round__record")
             .order_by("-placed_at", "-id"))
+
+
+@cache
+def _all_bet_details():
+    return (_all_bets().defer(None).select_related("round__table__currency", "currency", "settlement")
+            .prefetch_related("extras"))
 
 
 @cache
@@ -136,23 +148,23 @@ def rounds_for_player(player):
             .select_related("table__currency"))
 
 
-def round_result(round_):
-    """The engine's ``RoundResult`` of ``round_``'s effective record (its last correction, else the
-    record received; ``round_.table.currency`` loaded), or None when there is none yet (betting,
-    play, or voided before a result) or it no longer replays under the table's current rules."""
-    return _replay(round_)[1]
-
-
 def _replay(round_):
-    """``(effective record or None, RoundResult or None)`` of ``round_``."""
+    """``(effective record or None, RoundResult or None)`` of ``round_``: its last correction,
+    else the record received (``round_.table.currency`` loaded)."""
     record = effective_record(round_)
+    return record, _settle(round_, record)
+
+
+def _settle(round_, record):
+    """The engine's ``RoundResult`` of ``record`` (``round_``'s effective record, or None) under
+    ``round_``'s table's rules; None without a record or when it does not replay."""
     if not record:
-        return None, None
+        return None
     table = round_.table
     try:
-        return record, settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
+        return settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
     except (InvalidRecord, ValueError):
-        return record, None
+        return None
 
 
 def _dealer(cards):
@@ -162,7 +174,7 @@ def _dealer(cards):
 
 def bet_replay(bet):
     """What the Bet Record shows of ``bet``'s play (``bet.round`` with its table and currency
-    loaded): a dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail
+    loaded, best with its settlement too, as ``bet_details_for_player`` does): a dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail
     as settlement stored it (``BetSettlement.detail``), or, before settlement, as the engine replays
     the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``; main/behind:
     ``hands`` (cards, score, outcome, stake, return, odds, ``decisions`` ``[{"action", "by":
@@ -172,9 +184,9 @@ def bet_replay(bet):
     record = effective_record(bet.round)
     if not record:
         return None
-    stored = BetSettlement.objects.filter(bet=bet).values_list("detail", flat=True).first()
+    stored = getattr(getattr(bet, "settlement", None), "detail", None)  # None: not settled
     if stored is None:
-        result = round_result(bet.round)
+        result = _settle(bet.round, record)
         if result is None or bet.record_id not in result.bets:
             return None
         stored = result.bets[bet.record_id].to_dict()
