@@ -5,21 +5,67 @@ boundless round with 20,000 players.
 server requests arrive), on N_SINGLE players; (b) ``wagering.services.place_bets`` with all 20,000
 bets in one call (the bulk path the game server uses: one ledger ``post`` with 20,000 postings).
 Beside them, the floor: the same rows (bets, ledger transactions, two entries each, wallet
-balances, ``bet_placed`` events) written by hand-written SQL in one transaction. Prints the
-numbers and the bulk / floor ratio; exits 1 if the bulk path is more than 3x the floor."""
+balances, ``bet_placed`` events) written by hand-written SQL in one transaction, parameters sent in
+binary. Bulk and floor run REPEAT times each, interleaved, each time on a round of its own for the
+same players. Prints the numbers (the best run of each) and the bulk / floor ratio; exits 1 if the
+bulk path is more than 3x the floor."""
 
 import sys
 import uuid
+from decimal import Decimal
 
 from tests.bench.common import Clock, durability, funded_wallets, report, setup
 
 N_PLAYERS = 20_000
 N_SINGLE = 2_000
+#: Bulk and floor runs, interleaved; the best of each is compared (the machine may be shared).
+REPEAT = 3
+
+
+def _floor(round_, players, wallets, house, run):
+    """The rows ``place_bets`` writes for ``players`` (one 5.00 main bet each, paid from ``wallets``
+    to ``house``) on ``round_``, by hand-written SQL in one transaction, parameters sent in binary:
+    the round locked, the wallets locked and their balances read, the bets, their ``stake:<bet>``
+    transactions, two entries each (the wallet's with its ``balance_after``), the wallets' new
+    balances, and one ``bet_placed`` event per bet with the service's payload."""
+    from django.db import transaction
+
+    from accounts.sql import execute_binary
+
+    ids = [w.pk for w in wallets]
+    keys = [f"f:{run}:{p.pk}" for p in players]
+    stake = Decimal("5.00")
+    n = len(ids)
+    with transaction.atomic():
+        execute_binary("SELECT id FROM tables_round WHERE id = %b FOR SHARE", [round_.pk])
+        balances = dict(execute_binary("SELECT id, balance FROM accounts_account WHERE id = ANY(%b::bigint[]) "
+                                       "ORDER BY id FOR UPDATE", [ids]))
+        after = [balances[pk] - stake for pk in ids]
+        bet_ids = [row[0] for row in execute_binary(
+            """INSERT INTO wagering_bet (round_id, table_id, currency_id, player_id, type, stake, state,
+                                         idempotency_key, record_id, follow_double, follow_split, placed_at)
+               SELECT %b, %b, 'EUR', p, 'main', %b, 'placed', k, k, false, false, now()
+               FROM unnest(%b::bigint[], %b::text[]) WITH ORDINALITY AS v(p, k, n) ORDER BY n RETURNING id""",
+            [round_.pk, round_.table_id, stake, [p.pk for p in players], keys])]
+        txn_ids = [row[0] for row in execute_binary(
+            """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
+               SELECT 'stake:' || b, 'stake', 'EUR', '', now() FROM unnest(%b::bigint[]) WITH ORDINALITY AS v(b, n)
+               ORDER BY n RETURNING id""", [bet_ids])]
+        execute_binary("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
+                          SELECT * FROM unnest(%b::bigint[], %b::bigint[], %b::numeric[], %b::numeric[])""",
+                       [txn_ids * 2, ids + [house.pk] * n, [-stake] * n + [stake] * n, after + [None] * n])
+        execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%b::bigint[], %b::numeric[]) "
+                       "AS u(id, b) WHERE a.id = u.id", [ids, after])
+        execute_binary("""INSERT INTO tables_roundevent (round_id, kind, actor, payload, created_at)
+                          SELECT %b, 'bet_placed', '', jsonb_build_object('bet', b, 'record_id', k, 'player', c,
+                                 'type', 'main', 'seat', NULL, 'stake', '5.00'), now()
+                          FROM unnest(%b::bigint[], %b::text[], %b::text[]) AS v(b, k, c)""",
+                       [round_.pk, bet_ids, keys, [p.code for p in players]])
 
 
 def main():
     setup()
-    from django.db import connection, transaction
+    from django.db import connection
 
     from accounts import services as ledger
     from accounts.models import Currency
@@ -29,60 +75,40 @@ def main():
 
     run = uuid.uuid4().hex[:8]
     eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
-    rounds = []
-    for name in ("single", "bulk", "floor"):
+    rounds = {}
+    for name in ["single"] + [f"{path}{i}" for i in range(REPEAT) for path in ("bulk", "floor")]:
         table = Table.objects.create(code=f"bw-{run}-{name}", name=name, variant="boundless", currency=eur)
         TableLimit.objects.create(table=table, bet_type="main", min_stake=1, max_stake=1000, chip_step=1)
-        rounds.append(open_round(table_code=table.code, external_id="R-1", shoe=1))
-    single_round, bulk_round, floor_round = rounds
+        rounds[name] = open_round(table_code=table.code, external_id="R-1", shoe=1)
     players, wallets = funded_wallets(f"bw-{run}", N_PLAYERS, eur)
 
     clock = Clock()
     with clock.time("one_by_one"):
         for p in players[:N_SINGLE]:
-            place_bet(round_id=single_round.pk, key=f"s:{run}:{p.pk}", player=p.code, type="main", stake="5.00")
-    requests = [{"key": f"b:{run}:{p.pk}", "player": p.code, "type": "main", "stake": "5.00"} for p in players]
-    with clock.time("bulk"):
-        outcomes = place_bets(round_id=bulk_round.pk, bets=requests)
-    assert not [o for o in outcomes if o.error], "bulk bets rejected"
-
-    house = ledger.house_account(name=floor_round.table.house_name, currency=eur)
-    ids = [w.pk for w in wallets]
-    player_ids = [p.pk for p in players]
-    keys = [f"f:{run}:{p.pk}" for p in players]
-    n = len(ids)
-    with clock.time("floor"), transaction.atomic(), connection.cursor() as cur:
-        cur.execute("SELECT id FROM tables_round WHERE id = %s FOR SHARE", [floor_round.pk])
-        cur.execute("SELECT id FROM accounts_account WHERE id = ANY(%s) ORDER BY id FOR UPDATE", [ids])
-        cur.execute("""INSERT INTO wagering_bet (round_id, table_id, currency_id, player_id, type, stake, state,
-                                                 idempotency_key, record_id, follow_double, follow_split, placed_at)
-                       SELECT %s, %s, 'EUR', p, 'main', 5, 'placed', k, k, false, false, now()
-                       FROM unnest(%s::bigint[], %s::text[]) AS v(p, k) RETURNING id""",
-                    [floor_round.pk, floor_round.table_id, player_ids, keys])
-        bet_ids = [row[0] for row in cur.fetchall()]
-        cur.execute("""INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
-                       SELECT 'stake:' || b, 'stake', 'EUR', '', now() FROM unnest(%s::bigint[]) AS b
-                       RETURNING id""", [bet_ids])
-        txn_ids = [row[0] for row in cur.fetchall()]
-        cur.execute("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
-                       SELECT t, a, x, b FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %s::numeric[])
-                       AS v(t, a, x, b)""",
-                    [txn_ids * 2, ids + [house.pk] * n, [-5] * n + [5] * n, [990] * n + [None] * n])
-        cur.execute("UPDATE accounts_account SET balance = balance - 5 WHERE id = ANY(%s)", [ids])
-        cur.execute("""INSERT INTO tables_roundevent (round_id, kind, actor, payload, created_at)
-                       SELECT %s, 'bet_placed', '', jsonb_build_object('bet', b, 'record_id', k, 'stake', '5.00'),
-                              now()
-                       FROM unnest(%s::bigint[], %s::text[]) AS v(b, k)""", [floor_round.pk, bet_ids, keys])
+            place_bet(round_id=rounds["single"].pk, key=f"s:{run}:{p.pk}", player=p.code, type="main", stake="5.00")
+    bulk, floor = [], []
+    for i in range(REPEAT):  # interleaved, so that the machine's load weighs on both alike
+        requests = [{"key": f"b{i}:{run}:{p.pk}", "player": p.code, "type": "main", "stake": "5.00"} for p in players]
+        with clock.time("bulk"):
+            outcomes = place_bets(round_id=rounds[f"bulk{i}"].pk, bets=requests)
+        bulk.append(clock.seconds["bulk"])
+        assert not [o for o in outcomes if o.error], "bulk bets rejected"
+        floor_round = rounds[f"floor{i}"]
+        house = ledger.house_account(name=floor_round.table.house_name, currency=eur)
+        with clock.time("floor"):
+            _floor(floor_round, players, wallets, house, f"{run}-{i}")
+        floor.append(clock.seconds["floor"])
 
     s = clock.seconds
-    ratio = s["bulk"] / s["floor"]
+    ratio = min(bulk) / min(floor)
     report(f"boundless bets on {connection.vendor}, synchronous_commit={durability()} "
            f"({N_PLAYERS:,} players, one round)", [
         (f"(a) place_bet one by one ({N_SINGLE:,} bets)", N_SINGLE / s["one_by_one"], "bets/s"),
-        (f"(b) place_bets bulk ({N_PLAYERS:,} bets, one call)", N_PLAYERS / s["bulk"], "bets/s"),
-        ("floor: hand-written SQL, one transaction", N_PLAYERS / s["floor"], "bets/s"),
-        ("bulk / floor time ratio", ratio, "x (promise: <= 3)"),
+        (f"(b) place_bets bulk ({N_PLAYERS:,} bets, one call; best of {REPEAT})", N_PLAYERS / min(bulk), "bets/s"),
+        (f"floor: hand-written SQL, one transaction (best of {REPEAT})", N_PLAYERS / min(floor), "bets/s"),
+        ("bulk / floor time ratio (best / best)", ratio, "x (promise: <= 3)"),
     ])
+    print("  each run, bulk / floor: " + ", ".join(f"{b:.2f} s / {f:.2f} s" for b, f in zip(bulk, floor)))
     return 0 if ratio <= 3 else 1
 
 
