@@ -14,7 +14,7 @@ state), then wallets, then seats, each set in primary-key order.
 from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -27,6 +27,7 @@ from tables.engine import fallback, parse_card, round_down, score, why_illegal
 from tables.models import Round, RoundEvent, Seat, Shoe, Variant
 from tables.services import event, lock_round, table_house, unseat
 
+from . import pg
 from .exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, InvalidExtra, InvalidInput,
                          LimitExceeded, NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable,
                          WageringError)
@@ -108,7 +109,10 @@ class _Placement:
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
         keys |= {k + MIRROR for k in keys}
         record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
-        known = Bet.objects.filter(Q(idempotency_key__in=keys) | Q(round=round_, record_id__in=record_ids))
+        if connection.vendor == "postgresql":
+            known = pg.known_bets(round_, keys, record_ids)
+        else:
+            known = Bet.objects.filter(Q(idempotency_key__in=keys) | Q(round=round_, record_id__in=record_ids))
         self.existing, self.record_ids = {}, set()
         for bet in known:  # one query for both: the keys already placed, the record ids already used
             if bet.idempotency_key in keys:
@@ -128,8 +132,12 @@ class _Placement:
         """``({player_id: locked wallet}, {code: Player})`` for the player ``codes``: the wallets
         with their players in one query; players without a wallet in the table currency by a second
         one, only if there are any (they are rejected later for lack of funds, not as unknown)."""
-        wallets = {w.player_id: w for w in _wallets_query(self.table.currency, lock=True)
-                   .filter(player__code__in=codes).select_related("player")}
+        currency = self.table.currency
+        if connection.vendor == "postgresql":
+            wallets = pg.lock_wallets(currency, codes)
+        else:
+            wallets = _wallets_query(currency, lock=True).filter(player__code__in=codes).select_related("player")
+        wallets = {w.player_id: w for w in wallets}
         players = {w.player.code: w.player for w in wallets.values()}
         if missing := codes - players.keys():
             players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
@@ -164,8 +172,9 @@ class _Placement:
         record_id = request.get("record_id") or key
         if not isinstance(record_id, str) or record_id in self.record_ids:
             raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
-        bets = [Bet(round=self.round, player=player, type=bet_type, seat=n, stake=s,
-                    idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i)
+        # table and currency set here, not left to CopiedForeignKey: wagering.pg inserts without the ORM
+        bets = [Bet(round=self.round, table_id=self.table.pk, currency_id=self.table.currency_id, player=player,
+                    type=bet_type, seat=n, stake=s, idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i)
                 for i, (n, s) in enumerate(placements)]
         self._accept(player, bets)
         return bets
@@ -305,22 +314,33 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
         if outcome.created:
             new += outcome.bets
         outcomes.append(outcome)
+    events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
+                     player=s.player.code) for s in placement.taken]
+    RoundEvent.objects.bulk_create(events, batch_size=2000)
     if new:
         try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
-            Bet.objects.bulk_create(new, batch_size=2000)
+            _insert_bets(round_, new, actor=actor, actor_user=actor_user)
         except IntegrityError:  # a concurrent request used one of these keys for another player
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
         house = table_house(round_.table)
         post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=placement.wallets[b.player_id],
                       destination=house, amount=b.stake) for b in new])
-        events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
-                         player=s.player.code) for s in placement.taken]
-        events += [event(round_, Kind.BET_PLACED, actor=actor, actor_user=actor_user, bet=b.pk,
-                         record_id=b.record_id, player=b.player.code, type=b.type, seat=b.seat, stake=str(b.stake))
-                   for b in new]
         Seat.objects.bulk_update(placement.taken, ["player"])
-    RoundEvent.objects.bulk_create(events, batch_size=2000)
     return outcomes
+
+
+def _insert_bets(round_, bets, *, actor, actor_user):
+    """Insert ``bets`` (unsaved ``Bet`` rows of ``round_``; they get their pks) and then one
+    ``bet_placed`` event per bet, in order. PostgreSQL: one statement (``wagering.pg``); elsewhere
+    the ORM. Raises ``IntegrityError`` if an idempotency key or record id is taken."""
+    payloads = [{"record_id": b.record_id, "player": b.player.code, "type": b.type, "seat": b.seat,
+                 "stake": str(b.stake)} for b in bets]
+    if connection.vendor == "postgresql":
+        pg.insert_bets(round_, bets, payloads, actor=actor, actor_user=actor_user)
+        return
+    Bet.objects.bulk_create(bets, batch_size=2000)
+    RoundEvent.objects.bulk_create([event(round_, Kind.BET_PLACED, actor=actor, actor_user=actor_user, bet=b.pk,
+                                          **payload) for b, payload in zip(bets, payloads)], batch_size=2000)
 
 
 def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, actor="", actor_user=None,
