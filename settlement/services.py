@@ -61,23 +61,27 @@ def pause_point(point):
 
 # --- writing results ------------------------------------------------------------------------------
 
-def _wallets(round_):
-    """``{player_id: Account}``: the wallets of the players with bets on ``round_``, in its currency."""
+def _wallets(round_, bets=None):
+    """``{player_id: Account}``: the wallets, in ``round_``'s currency, of the players of ``bets`` (a
+    ``Bet`` queryset; default: every bet of ``round_``)."""
+    bets = Bet.objects.filter(round=round_) if bets is None else bets
     return {a.player_id: a for a in Account.objects.filter(
         kind=Account.Kind.WALLET, currency_id=round_.table.currency_id,
-        player_id__in=Subquery(Bet.objects.filter(round=round_).values("player_id")))}
+        player_id__in=Subquery(bets.values("player_id")))}
 
 
-def _write_bets(rows, state, now):
-    """Set ``state``, ``outcome``, ``returned`` and ``settled_at=now`` on many bets at once;
-    ``rows``: list of ``(bet pk, outcome, returned Decimal)``. One ``UPDATE ... FROM unnest`` on
-    PostgreSQL (arrays sent in binary, ``accounts.sql``), ``bulk_update`` elsewhere."""
+def _write_bets(round_, rows, state, now):
+    """Set ``state``, ``outcome``, ``returned`` and ``settled_at=now`` on many bets of ``round_`` at
+    once; ``rows``: list of ``(bet pk, outcome, returned Decimal)``. One ``UPDATE ... FROM unnest``
+    on PostgreSQL (arrays sent in binary, ``accounts.sql``), ``bulk_update`` elsewhere. The bets
+    are found through their round (its index), then joined to the rows: joined on the primary key
+    alone, the planner hashed the whole bet table."""
     if connection.vendor == "postgresql":
         execute_binary(
             f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
             "settled_at = %b::timestamptz FROM unnest(%b::bigint[], %b::varchar[], %b::numeric[]) "
-            "AS u(id, outcome, returned) WHERE b.id = u.id",
-            [state, now, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
+            "AS u(id, outcome, returned) WHERE b.round_id = %b::bigint AND b.id = u.id",
+            [state, now, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], round_.pk])
         return
     Bet.objects.bulk_update([Bet(pk=pk, state=state, outcome=outcome, returned=returned, settled_at=now)
                              for pk, outcome, returned in rows],
@@ -125,17 +129,18 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     bet's detail stored, the ``settled`` event written, the round SETTLED. ``bets``:
     ``{record_id: (bet pk, player_id)}``."""
     now = timezone.now()
-    house, wallets = table_house(round_.table), _wallets(round_)
-    rows, details, postings = [], {}, []
+    rows, details, paid = [], {}, []
     for record_id, r in result.bets.items():
         pk, player_id = bets[record_id]
         rows.append((pk, r.outcome, r.returned))
         details[pk] = r
         if r.returned:
-            postings.append(Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=house,
-                                    destination=wallets[player_id], amount=r.returned))
-    _write_bets(rows, Bet.State.SETTLED, now)
-    post(postings)
+            paid.append((pk, player_id, r.returned))
+    _write_bets(round_, rows, Bet.State.SETTLED, now)
+    # only the paid players' wallets, found by the returns just written
+    house, wallets = table_house(round_.table), _wallets(round_, Bet.objects.filter(round=round_, returned__gt=0))
+    post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=house, destination=wallets[player_id], amount=returned)
+          for pk, player_id, returned in paid])
     _write_details(details, correction, now)
     round_.transition(State.SETTLED, at=now)
     round_.failure_reason = ""
@@ -296,7 +301,8 @@ def _resettle_locked(round_, result, bets, n, label, user):
     post(credits)
     post(debits, allow_negative=True)
     _flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
-    _write_bets([(bets[rid].pk, r.outcome, r.returned) for rid, r in result.bets.items()], Bet.State.SETTLED, now)
+    _write_bets(round_, [(bets[rid].pk, r.outcome, r.returned) for rid, r in result.bets.items()], Bet.State.SETTLED,
+                now)
     _write_details({bets[rid].pk: r for rid, r in result.bets.items()}, n, now)
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()

@@ -7,10 +7,9 @@ each round's task to one subprocess worker (``-P solo`` on its own queue, so the
 process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED. Beside it, the
 floor: the same bet updates, bet details and ledger rows (transactions, entries with the wallets'
 balance_after, wallet balances) written by one hand-written SQL transaction, parameters in binary,
-on an identical copy of the boundless round.
+with the commit's deferred foreign-key checks, on an identical copy of the boundless round.
 Exits 1 if the settle path is more than 3x the floor."""
 
-import json
 import os
 import random
 import signal
@@ -36,10 +35,12 @@ def _stake_everything(round_, bets, wallets, house):
 
 def _boundless(table, players, wallets, house, name):
     """A RESULTED boundless round: per player a main bet (hit / stand / surrender / auto-play) and
-    two side bets. Dealer 7D TC (17); shared player cards TH 6C 5S. Returns the round."""
+    two side bets, placed then accepted by ``close_betting`` (so the bets' rows carry the old
+    versions a real round's have). Dealer 7D TC (17); shared player cards TH 6C 5S. Returns the round."""
     from tables.models import Round
     from tables.services import open_round
     from wagering.models import Bet
+    from wagering.services import close_betting
 
     rng = random.Random(7)
     round_ = open_round(table_code=table.code, external_id=name, shoe=1)
@@ -48,7 +49,7 @@ def _boundless(table, players, wallets, house, name):
         actions = rng.choice([["hit"], ["stand"], ["surrender"], []])
         for j, bet_type in enumerate(["main"] + rng.sample(SIDE_BETS, 2)):
             rid = f"{i}-{j}"
-            bets.append(Bet(round=round_, player=p, type=bet_type, stake=Decimal("2.00"), state="accepted",
+            bets.append(Bet(round=round_, player=p, type=bet_type, stake=Decimal("2.00"), state="placed",
                             idempotency_key=f"{name}:{rid}", record_id=rid))
             item = {"id": rid, "player": p.code, "type": bet_type, "stake": "2.00"}
             if bet_type == "main":
@@ -56,10 +57,10 @@ def _boundless(table, players, wallets, house, name):
             items.append(item)
     bets = Bet.objects.bulk_create(bets, batch_size=5000)
     _stake_everything(round_, bets, wallets, house)
+    close_betting(round_id=round_.pk)
     record = {"format": "round-record/1", "variant": "boundless", "round": name, "shoe_round": round_.shoe_round,
               "currency": "EUR", "dealer": ["7D", "TC"], "player_cards": ["TH", "6C", "5S"], "bets": items}
-    Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, closed_at=round_.opened_at,
-                                              resulted_at=round_.opened_at)
+    Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, resulted_at=round_.opened_at)
     return Round.objects.get(pk=round_.pk)
 
 
@@ -129,12 +130,15 @@ def _settle_via_worker(round_, queue):
 
 def _floor(round_, wallets, house):
     """The same writes as settling ``round_`` by hand-written SQL in one transaction, parameters
-    sent in binary (results computed by the engine beforehand, not timed): bets, details, payout
-    transactions, entries with the wallets' ``balance_after`` (read under the lock), wallet
-    balances. Returns seconds."""
+    sent in binary (results and their detail texts computed by the engine and
+    ``settlement.details`` beforehand, not timed): bets, details (each distinct text sent and
+    parsed once, as settle does), payout transactions, entries with the wallets' ``balance_after``
+    (read under the lock), wallet balances, then the deferred foreign-key checks a commit runs
+    (``SET CONSTRAINTS ALL IMMEDIATE``) before the rollback. Returns seconds."""
     from django.db import transaction
 
     from accounts.sql import execute_binary
+    from settlement.details import encode_details
     from tables.engine import settle
     from wagering.models import Bet
 
@@ -142,8 +146,9 @@ def _floor(round_, wallets, house):
     result = settle(round_.record, rules=table.rules(), minor_units=2)
     bets = dict(Bet.objects.filter(round=round_).values_list("record_id", "pk"))
     players = dict(Bet.objects.filter(round=round_).values_list("pk", "player_id"))
-    rows = [(bets[rid], r.outcome, r.returned, json.dumps(r.to_dict())) for rid, r in result.bets.items()]
-    paid = [(pk, ret) for pk, _, ret, _ in rows if ret]
+    rows = [(bets[rid], r.outcome, r.returned) for rid, r in result.bets.items()]
+    texts, index = encode_details(result.bets.values())
+    paid = [(pk, ret) for pk, _, ret in rows if ret]
     dest = [wallets[players[pk]].pk for pk, _ in paid]
     amounts = [ret for _, ret in paid]
     start = time.perf_counter()
@@ -155,11 +160,13 @@ def _floor(round_, wallets, house):
             balances[w] += x
             after.append(balances[w])
         execute_binary("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now()
-                          FROM unnest(%b::bigint[], %b::text[], %b::numeric[]) AS u(id, o, r) WHERE b.id = u.id""",
-                       [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]])
-        execute_binary("""INSERT INTO settlement_betsettlement (bet_id, correction, detail, settled_at)
-                          SELECT id, 0, d::jsonb, now() FROM unnest(%b::bigint[], %b::text[]) AS u(id, d)""",
-                       [[r[0] for r in rows], [r[3] for r in rows]])
+                          FROM unnest(%b::bigint[], %b::text[], %b::numeric[]) AS u(id, o, r)
+                          WHERE b.round_id = %b AND b.id = u.id""",
+                       [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], round_.pk])
+        execute_binary("""WITH d AS MATERIALIZED (SELECT t::jsonb AS d, n FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n))
+                          INSERT INTO settlement_betsettlement (bet_id, correction, detail, settled_at)
+                          SELECT u.id, 0, d.d, now() FROM unnest(%b::bigint[], %b::bigint[]) AS u(id, n)
+                          JOIN d ON d.n = u.n + 1""", [texts, [r[0] for r in rows], index])
         txn_ids = [row[0] for row in execute_binary(
             """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
                SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%b::bigint[]) WITH ORDINALITY
@@ -170,7 +177,8 @@ def _floor(round_, wallets, house):
                         [None] * len(paid) + after])
         execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%b::bigint[], %b::numeric[]) "
                        "AS u(id, b) WHERE a.id = u.id", [list(balances), list(balances.values())])
-        transaction.set_rollback(True)  # the floor's rows are not kept (the ledger would not balance)
+        execute_binary("SET CONSTRAINTS ALL IMMEDIATE", [])  # what COMMIT would check
+        transaction.set_rollback(True)  # the floor's rows are not kept (the round stays RESULTED)
     return time.perf_counter() - start
 
 
