@@ -2,9 +2,9 @@
 currency's minor units (``"12.50"``); times are ISO 8601 with an offset."""
 
 from decimal import Decimal
+from functools import cache
 
 from django.core.validators import RegexValidator
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -46,7 +46,12 @@ class MoneyField(serializers.Field):
 def amount_string(amount, minor_units):
     """``amount`` (``Decimal`` in major units, or None) as the API's decimal string with
     ``minor_units`` decimals (``"12.50"``); None stays None."""
-    return None if amount is None else str(Decimal(amount).quantize(Decimal(1).scaleb(-minor_units)))
+    return None if amount is None else str(Decimal(amount).quantize(_quantum(minor_units)))
+
+
+@cache
+def _quantum(minor_units):
+    return Decimal(1).scaleb(-minor_units)
 
 
 class WalletSerializer(serializers.ModelSerializer):
@@ -97,10 +102,10 @@ class PlayerBetSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-def bet_row(row):
+def bet_row(row, zone):
     """A ``bets_for_player(...).values(*wagering.selectors.BET_ROW)`` row as ``PlayerBetSerializer``
-    shows it (times in the current time zone, as DRF's ``DateTimeField``). A plain function: DRF's
-    field machinery cost most of a list request's CPU."""
+    shows it with ``zone`` (a ``tzinfo``) the current time zone. A plain function: DRF's field
+    machinery cost most of a list request's CPU."""
     units = row["currency__minor_units"]
     return {
         "id": row["id"],
@@ -111,15 +116,15 @@ def bet_row(row):
         "stake": amount_string(row["stake"], units), "staked": amount_string(row["staked"], units),
         "returned": amount_string(row["returned_total"], units), "net": amount_string(row["net"], units),
         "state": row["state"], "outcome": row["outcome"],
-        "placed_at": iso_time(row["placed_at"]), "settled_at": iso_time(row["settled_at"]),
+        "placed_at": iso_time(row["placed_at"], zone), "settled_at": iso_time(row["settled_at"], zone),
     }
 
 
-def iso_time(value):
-    """An aware ``datetime`` (or None) in the current time zone, ISO 8601 as DRF writes it (``Z`` for UTC)."""
+def iso_time(value, zone):
+    """An aware ``datetime`` (or None) in ``zone``, ISO 8601 as DRF writes it (``Z`` for UTC)."""
     if value is None:
         return None
-    text = timezone.localtime(value).isoformat()
+    text = value.astimezone(zone).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 

@@ -8,10 +8,11 @@ size, bad body), 401 ``not_authenticated`` / ``authentication_failed``, 403 ``pe
 (a user without a player: game-server accounts, operators), 404 ``not_found``, 429 ``throttled``.
 """
 
+from zoneinfo import ZoneInfo
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Prefetch
 from django.http import Http404
-from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from django_filters.utils import translate_validation
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -167,8 +168,8 @@ class BetListView(PlayerAPIView):
                    summary="Your bets, newest first; with totals=true, the totals of the filtered range")
     def get(self, request):
         bets, filters = self.filtered(self.get_queryset())
-        with timezone.override(filters.get("tz") or "UTC"):
-            page = [s.bet_row(row) for row in self.paginate_queryset(bets)]
+        zone = ZoneInfo(filters.get("tz") or "UTC")
+        page = [s.bet_row(row, zone) for row in self.paginate_queryset(bets)]
         totals = s.TotalsSerializer(selectors.bet_totals(bets), many=True).data if filters.get("totals") else None
         response = self.get_paginated_response(page)
         response.data["totals"] = totals
