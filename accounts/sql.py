@@ -14,8 +14,9 @@ ONLY_WHEN_ASKED = 2**31 - 1
 
 
 def execute_binary(sql, params, *, prepare=False, jit=True):
-    """Run ``sql`` (PostgreSQL only; placeholders ``%b``) with ``params`` (a list: ``list`` values
-    become arrays, cast them in ``sql``: ``%b::bigint[]``; money as ``Decimal``) on Django's
+    """Run ``sql`` (PostgreSQL only; placeholders ``%b``, or ``%(name)b`` with a dict) with ``params``
+    (a list or a dict: ``list`` values become arrays, cast them in ``sql``: ``%b::bigint[]``;
+    money as ``Decimal``) on Django's
     connection, in its current transaction. Returns the result rows (a list of tuples; empty for a
     statement without result). Database errors are raised as Django's (``IntegrityError``…).
 
@@ -42,12 +43,14 @@ def execute_binary(sql, params, *, prepare=False, jit=True):
         return rows
 
 
-def array_sql(values, sql_type, *, spread):
-    """An array parameter for ``execute_binary``: ``(sql, params)``. Either one binary array
-    (``%b::bigint[]``, one parameter: any length, for bulk statements), or, with ``spread``, one
-    parameter per element (``ARRAY[%b::bigint, %b::bigint]::bigint[]``): the planner then knows
-    the length even in a generic plan, so a prepared statement is planned once and not per call."""
+def array_sql(name, values, sql_type, *, spread):
+    """An array parameter named ``name`` for ``execute_binary``: ``(sql, params dict)``. Either one
+    binary array (``%(name)b::bigint[]``, one parameter: any length, for bulk statements), or, with
+    ``spread``, one parameter per element (``ARRAY[%(name_0)b::bigint, ...]::bigint[]``): the
+    planner then knows the length even in a generic plan, so a prepared statement is planned
+    once and not per call."""
     if spread:
-        placeholders = ", ".join([f"%b::{sql_type}"] * len(values))
-        return f"ARRAY[{placeholders}]::{sql_type}[]", list(values)
-    return f"%b::{sql_type}[]", [list(values)]
+        names = [f"{name}_{i}" for i in range(len(values))]
+        placeholders = ", ".join(f"%({n})b::{sql_type}" for n in names)
+        return f"ARRAY[{placeholders}]::{sql_type}[]", dict(zip(names, values))
+    return f"%({name})b::{sql_type}[]", {name: list(values)}
