@@ -18,7 +18,8 @@ class BetSettlement(models.Model):
     """How one bet was settled (ROUND_RECORD.md "Result"): ``detail`` is the engine's
     ``BetResult.to_dict()`` (hands with cards, score, outcome, stake, ``odds`` N of N:1 and return
     rounded down to the minor unit (RULES 5); insurance; side-bet ``pattern``), so a page can show
-    "stake × (odds + 1), rounded down". ``correction`` is the ``RoundCorrection`` sequence it was
+    "stake × (odds + 1), rounded down"; without the record's ids (``settlement.details``; rows
+    written before that may still carry ``id``, ``player``, ``path``, which readers leave out). ``correction`` is the ``RoundCorrection`` sequence it was
     computed from (0 = the original record). Rewritten by a resettle; a void keeps it."""
 
     bet = models.OneToOneField(Bet, on_delete=models.PROTECT, primary_key=True, related_name="settlement")

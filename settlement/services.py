@@ -142,7 +142,7 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=house, destination=wallets[player_id], amount=returned)
           for pk, player_id, returned in paid])
     _write_details(details, correction, now)
-    round_.transition(State.SETTLED, at=now)
+    round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
