@@ -5,8 +5,9 @@ Data: the shared million bets of ``tests.bench.load`` (10,000 players, ~90 bets 
 ``--threads`` threads, 127.0.0.1 only: 2 cores), then for ``--seconds`` per scenario drives it with
 CLIENTS keep-alive connections of ``wrk`` (Debian's C load generator: ``apt-get install wrk``; a
 Lua script picks each request's path and token) and prints requests/s, the 50th/95th/99th-percentile
-latency, the CPU the server's workers spent per request (milliseconds: the figure that stays
-meaningful when the machine is shared) and the CPU the load generator used (cores, so that a
+latency, the CPU that gunicorn's workers and their PostgreSQL backends spent per request
+(milliseconds: the figures that stay meaningful when the machine is shared; 2 cores / their sum
+bounds requests/s) and the CPU the load generator used (cores, so that a
 client-bound run shows); beside each, the database time of the same queries run as plain SQL (the
 ORM's statements, executed directly). ``--chdir DIR`` serves another checkout (e.g. an older commit
 unpacked with ``git archive``) with the same data and load, for a before/after ratio taken under the
@@ -29,7 +30,9 @@ from tests.bench.common import report, setup
 from tests.bench.load import PLAYERS, ensure_bets
 
 CLIENTS = 20
+WARM_UP = 2  # seconds of each scenario not measured: connections, first token lookups, imports
 PORT = int(os.environ.get("BENCH_API_PORT", "8765"))
+APPLICATION_NAME = f"bench-api-{PORT}"  # gunicorn's database connections, to find their backends
 
 # -- the load generator (wrk + Lua) ---------------------------------------------------------------
 
@@ -77,30 +80,47 @@ def workers_of(server):
 
 
 def drive(targets, server, seconds):
-    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, token)]).
-    Returns ``(requests/s, p50 ms, p95 ms, p99 ms, errors, server CPU ms per request, client CPU
-    in cores)``."""
+    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, token)]),
+    after WARM_UP seconds not counted. Returns ``(requests/s, p50 ms, p95 ms, p99 ms, errors,
+    server CPU ms per request, client CPU in cores)``."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(lua_script(targets))
         script.flush()
-        workers = workers_of(server)
-        server_cpu, client_cpu = cpu_seconds(workers), resource.getrusage(resource.RUSAGE_CHILDREN)
-        out = subprocess.run(["wrk", "-t", "2", "-c", str(CLIENTS), "-d", f"{seconds}s", "--timeout", "10s",
-                              "-s", script.name, f"http://127.0.0.1:{PORT}"],
-                             capture_output=True, text=True, check=True).stdout
-        server_cpu = cpu_seconds(workers) - server_cpu
+
+        def wrk(duration):
+            return subprocess.run(["wrk", "-t", "2", "-c", str(CLIENTS), "-d", f"{duration}s", "--timeout", "10s",
+                                   "-s", script.name, f"http://127.0.0.1:{PORT}"],
+                                  capture_output=True, text=True, check=True).stdout
+
+        wrk(WARM_UP)
+        workers, backends = workers_of(server), database_backends()
+        server_cpu, database_cpu = cpu_seconds(workers), cpu_seconds(backends)
+        client_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = wrk(seconds)
+        server_cpu, database_cpu = cpu_seconds(workers) - server_cpu, cpu_seconds(backends) - database_cpu
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
     client = (after.ru_utime - client_cpu.ru_utime) + (after.ru_stime - client_cpu.ru_stime)
     elapsed = result["us"] / 1e6
     ok = max(result["requests"] - result["errors"], 1)
     return (result["requests"] / elapsed, result["p50"] / 1000, result["p95"] / 1000, result["p99"] / 1000,
-            result["errors"], server_cpu / ok * 1000, client / elapsed)
+            result["errors"], server_cpu / ok * 1000, database_cpu / ok * 1000, client / elapsed)
+
+
+def database_backends():
+    """The pids of the PostgreSQL backends serving gunicorn's connections (by their application name)."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s", [APPLICATION_NAME])
+        return [pid for pid, in cur.fetchall()]
 
 
 def start_server(workers, threads, chdir):
     """gunicorn serving ``config.wsgi`` from ``chdir`` on 127.0.0.1:PORT, the throttle out of the way."""
-    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "PLAYER_API_RATE": "100000000/min"}
+    url = os.environ["DATABASE_URL"]
+    env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "PLAYER_API_RATE": "100000000/min",
+           "DATABASE_URL": f"{url}{'&' if '?' in url else '?'}application_name={APPLICATION_NAME}"}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--chdir", chdir,
                                "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{PORT}",
                                "--log-level", "warning"], env=env)
@@ -196,9 +216,10 @@ def main():
     try:
         rows = []
         for name, targets in scenarios.items():
-            rps, p50, p95, p99, errors, server_ms, cores = drive(targets, server, args.seconds)
+            rps, p50, p95, p99, errors, server_ms, database_ms, cores = drive(targets, server, args.seconds)
             rows += [(f"{name}: requests/s", rps, "req/s"), ("  p50 / p95 / p99", p50, f"/ {p95:.1f} / {p99:.1f} ms"),
-                     ("  errors (non-2xx, socket)", errors, ""), ("  server CPU per request", server_ms, "ms"),
+                     ("  errors (non-2xx, socket)", errors, ""),
+                     ("  CPU per request: gunicorn / PostgreSQL", server_ms, f"/ {database_ms:.2f} ms"),
                      ("  load generator CPU", cores, "cores")]
     finally:
         server.terminate()
