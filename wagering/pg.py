@@ -10,6 +10,7 @@ Every other database runs the ORM path in ``wagering.services`` (same rows, same
 errors: a unique key already taken raises Django's ``IntegrityError``)."""
 
 import json
+import re
 
 from django.db import connection
 from django.utils import timezone
@@ -67,26 +68,44 @@ def known_bets(round_, keys, record_ids):
         [list(keys), round_.pk, list(record_ids)]))
 
 
+def _sql_type(field):
+    """``field``'s PostgreSQL type without its modifiers (``varchar``, ``numeric``): an explicit cast
+    to ``varchar(128)`` would cut a longer string where inserting it into the column refuses it."""
+    return re.sub(r"\(.*\)", "", field.db_type(connection))
+
+
 def insert_bets(round_, bets, payloads, *, actor, actor_user):
     """Insert ``bets`` (unsaved ``Bet`` instances, every column set) and, after them in the same
     statement, one ``bet_placed`` event of ``round_`` per bet, in order: ``payloads`` (one dict per
-    bet, JSON-able) with the new bet's id added as ``bet``. The ids are drawn from the bets' sequence
-    first, in order, so that the events need no join back to the inserted rows (whose row-count
-    estimate would make the planner compile the statement: seconds). The instances get their
-    primary keys. Raises ``IntegrityError`` if a bet's idempotency key or record id is taken."""
-    fields = [f for f in Bet._meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    arrays = ", ".join(f"%b::{f.db_type(connection)}[]" for f in fields)
+    bet, JSON-able) with the new bet's id added as ``bet``. A column with one value for all the
+    bets (the round, the state...) goes as one parameter, the others as arrays. The ids are drawn
+    from the bets' sequence first, in order, so that the events need no join back to the inserted
+    rows (whose row-count estimate would make the planner compile the statement: seconds). The
+    instances get their primary keys. Raises ``IntegrityError`` if a bet's idempotency key or
+    record id is taken."""
     table, pk = Bet._meta.db_table, Bet._meta.pk.column
+    arrays, columns, values, constants = [], [], [], []
+    for f in Bet._meta.concrete_fields:
+        if f.primary_key:
+            continue
+        column, column_values = connection.ops.quote_name(f.column), [getattr(b, f.attname) for b in bets]
+        if len(set(column_values)) == 1:
+            constants.append((column, f"%b::{_sql_type(f)}", column_values[0]))
+        else:
+            arrays.append(f"%b::{_sql_type(f)}[]")
+            columns.append(column)
+            values.append(column_values)
     ids = execute_binary(
         f"""WITH v AS (SELECT nextval((SELECT pg_get_serial_sequence(%b, %b))::regclass) AS {pk}, *
-                       FROM unnest({arrays}, %b::text[]) WITH ORDINALITY AS v({columns}, payload, n)),
-            bet AS (INSERT INTO {table} ({pk}, {columns}) SELECT {pk}, {columns} FROM v),
+                       FROM unnest({", ".join(arrays + ["%b::text[]"])}) WITH ORDINALITY
+                       AS v({", ".join(columns + ["payload", "n"])})),
+            bet AS (INSERT INTO {table} ({", ".join([pk] + columns + [c for c, _, _ in constants])})
+                    SELECT {", ".join([pk] + columns + [p for _, p, _ in constants])} FROM v),
             events AS (INSERT INTO {RoundEvent._meta.db_table} (round_id, kind, actor, actor_user_id, payload, created_at)
                        SELECT %b::bigint, %b::varchar, %b::varchar, %b::bigint,
                               payload::jsonb || jsonb_build_object('bet', {pk}), %b::timestamptz FROM v ORDER BY n)
             SELECT {pk} FROM v ORDER BY n""",
-        [table, pk] + [[getattr(b, f.attname) for b in bets] for f in fields] + [[json.dumps(p) for p in payloads]]
+        [table, pk] + values + [[json.dumps(p) for p in payloads]] + [v for _, _, v in constants]
         + [round_.pk, RoundEvent.Kind.BET_PLACED.value, actor[:100], getattr(actor_user, "pk", None), timezone.now()])
     for bet, (pk_value,) in zip(bets, ids):
         bet.pk = pk_value

@@ -101,13 +101,15 @@ class _Placement:
         self.rules = self.table.rules()
         self.minor_units = self.table.currency.minor_units
         self.closed = round_.state != Round.State.OPEN or round_.cancelled_at is not None
+        self.now = timezone.now()  # the bets of one call are placed at one instant
         self.limits = {limit.bet_type: limit for limit in self.table.limits.all()}
         requests = [r for r in requests if _well_typed(check_bet_request, r)]  # no bad type reaches a query
         codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
         self.wallets, self.players = self._wallets_and_players(codes)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
-        keys |= {k + MIRROR for k in keys}
+        if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key of its own
+            keys |= {k + MIRROR for k in keys}
         record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
         if connection.vendor == "postgresql":
             known = pg.known_bets(round_, keys, record_ids)
@@ -174,7 +176,8 @@ class _Placement:
             raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
         # table and currency set here, not left to CopiedForeignKey: wagering.pg inserts without the ORM
         bets = [Bet(round=self.round, table_id=self.table.pk, currency_id=self.table.currency_id, player=player,
-                    type=bet_type, seat=n, stake=s, idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i)
+                    type=bet_type, seat=n, stake=s, idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i,
+                    placed_at=self.now)
                 for i, (n, s) in enumerate(placements)]
         self._accept(player, bets)
         return bets
