@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 
-from django.db.models import Case, Count, DecimalField, Exists, F, OuterRef, Q, Subquery, Sum, Value, When
+from django.db.models import (Case, Count, DecimalField, Exists, F, OuterRef, Prefetch, Q, Subquery, Sum, Value, When,
+                              prefetch_related_objects)
 from django.db.models.functions import Coalesce
 
 from accounts.models import MONEY, Account, Currency, LedgerEntry
@@ -46,8 +47,17 @@ def bets_for_player(player):
 
 def bet_details_for_player(player):
     """``bets_for_player(player)`` with all a bet's page shows loaded in one query (the round's
-    record, its table's currency, the ``settlement``) and the extras prefetched."""
+    record, its table's currency, the ``settlement``); ``with_extras`` adds a bet's extras."""
     return _all_bet_details().filter(player=player)
+
+
+def with_extras(bet):
+    """``bet`` (a ``bets_for_player`` model) with its extra stakes prefetched (``bet.extras.all()``);
+    no query for a bet without any: its ``extras_total`` is then 0 (extra stakes are positive, a
+    database constraint)."""
+    extras = BetExtra.objects.all() if bet.extras_total else BetExtra.objects.none()
+    prefetch_related_objects([bet], Prefetch("extras", queryset=extras))
+    return bet
 
 
 def bet_rows_for_player(player):
@@ -74,8 +84,7 @@ def _all_bets():
 
 @cache
 def _all_bet_details():
-    return (_all_bets().defer(None).select_related("round__table__currency", "currency", "settlement")
-            .prefetch_related("extras"))
+    return _all_bets().defer(None).select_related("round__table__currency", "currency", "settlement")
 
 
 @cache

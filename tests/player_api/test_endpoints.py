@@ -85,3 +85,24 @@ def test_ledger(api, premium_round, alice):
     rest = api.get(data["next"]).json()
     keys = [e["key"] for e in data["results"] + rest["results"]]
     assert keys[-1].startswith("test-deposit:") and len(keys) == len(set(keys)) == 4
+
+
+def test_bet_detail_shows_extra_stakes_and_reads_them_only_when_there(db, django_assert_num_queries):
+    """A doubled bet shows its extra stake and its ledger entries; a bet without extras is read
+    without asking for them (bet with round and settlement, corrections, ledger: 3 queries)."""
+    from settlement.services import settle_round
+    from tests.settlement.helpers import played_round
+
+    round_, players = played_round(bets={"double": ("main", "10.00", ["double"], None),
+                                         "stand": ("main", "10.00", ["stand"], None)})
+    settle_round(round_id=round_.pk)
+    doubled = Bet.objects.get(round=round_, record_id="double")
+    data = client_for(players["double"].user).get(f"/api/v1/bets/{doubled.pk}").json()
+    assert [(x["kind"], x["amount"]) for x in data["extras"]] == [("double", "10.00")]
+    assert (data["staked"], data["returned"]) == ("20.00", "40.00")
+    assert [e["key"] for e in data["ledger"]] == [f"stake:{doubled.pk}", f"double:{doubled.pk}", f"payout:{doubled.pk}"]
+    plain = Bet.objects.get(round=round_, record_id="stand")
+    client = client_for(players["stand"].user)
+    assert client.get(f"/api/v1/bets/{plain.pk}").json()["extras"] == []
+    with django_assert_num_queries(3):
+        client.get(f"/api/v1/bets/{plain.pk}")

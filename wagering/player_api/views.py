@@ -180,7 +180,7 @@ class BetDetailView(PlayerAPIView):
     @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
                    summary="One of your bets as the Bet Record shows it")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        bet = self.owned(selectors.bet_details_for_player(self.player), id)
+        bet = selectors.with_extras(self.owned(selectors.bet_details_for_player(self.player), id))
         bet.play = selectors.bet_replay(bet)
         bet.ledger = selectors.bet_ledger_entries(bet)
         return Response(s.PlayerBetDetailSerializer(bet).data)
