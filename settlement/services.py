@@ -137,16 +137,17 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
         if r.returned:
             paid.append((pk, player_id, r.returned))
     _write_bets(round_, rows, Bet.State.SETTLED, now)
-    # only the paid players' wallets, found by the returns just written
+    _write_details(details, correction, now)
+    event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
+          bets=len(rows), staked=str(result.total_staked), returned=str(result.total_returned)).save()
+    # The payouts last: their wallet locks are held only until the commit (the players' next bets
+    # wait for them). Only the paid players' wallets are read, found by the returns just written.
     house, wallets = table_house(round_.table), _wallets(round_, Bet.objects.filter(round=round_, returned__gt=0))
     post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=house, destination=wallets[player_id], amount=returned)
           for pk, player_id, returned in paid])
-    _write_details(details, correction, now)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
-    event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
-          bets=len(rows), staked=str(result.total_staked), returned=str(result.total_returned)).save()
 
 
 def _fail(round_, reason):
