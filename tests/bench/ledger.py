@@ -9,6 +9,7 @@ wagering services post, beside their own rows); and in one bulk ``accounts.servi
 plain SQL on a bare psycopg connection, with no checks: one posting per transaction (one statement:
 transaction row, two entries, balance), from 1 and from CLIENTS processes; and all 10,000 rows in
 one transaction. Every one-by-one posting waits for its commit (``synchronous_commit`` is printed).
+The one-by-one runs and their floors take turns (ROUNDS times each), so that load changes hit both.
 
 The machine may be shared: the title shows the load average, and the CPU time one posting costs
 the client process and its PostgreSQL backend (from ``/proc``, when the server is local) is printed
@@ -17,15 +18,19 @@ beside the rates. Exits 1 if the bulk path is more than 3x its floor."""
 import multiprocessing
 import os
 import sys
+import time
 import uuid
+from collections import defaultdict
+from contextlib import contextmanager
 from decimal import Decimal
 
-from tests.bench.common import Clock, durability, funded_wallets, report, setup
+from tests.bench.common import durability, funded_wallets, report, setup
 
 N_WALLETS = 10_000
 N_ONE = 5_000
 N_IN_TRANSACTION = 2_000
 CLIENTS = 8
+ROUNDS = 2
 
 _FLOOR_ONE = """WITH txn AS (
         INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
@@ -47,17 +52,19 @@ def _cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _backend_pid():
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        return cursor.fetchone()[0]
+def _cpu_spent(backend_pid, block):
+    """Run ``block()``; return the CPU seconds it cost ``(this process, PostgreSQL backend
+    ``backend_pid`` or None where ``/proc`` does not show it)``."""
+    client, backend = os.times(), _cpu_seconds(backend_pid)
+    block()
+    used, after = os.times(), _cpu_seconds(backend_pid)
+    return (used.user + used.system - client.user - client.system,
+            None if after is None or backend is None else after - backend)
 
 
 def _post_stakes(args):
     """One client process: post a stake on each wallet id, one committed transaction each.
-    Returns ``(client CPU s, backend CPU s or None)`` spent on the postings."""
+    Returns the CPU seconds spent on the postings (``_cpu_spent``)."""
     from django.db import connection
 
     from accounts import services as ledger
@@ -66,20 +73,23 @@ def _post_stakes(args):
     house_id, wallet_ids, prefix = args
     house = Account.objects.get(pk=house_id)
     wallets = list(Account.objects.filter(pk__in=wallet_ids).select_related("currency"))
-    backend = _backend_pid()
-    client_cpu, backend_cpu = os.times(), _cpu_seconds(backend)
-    for w in wallets:
-        ledger.post_stake(wallet=w, house=house, amount="1.00", key=f"{prefix}:{w.pk}")
-    used = os.times()
-    after = _cpu_seconds(backend)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+
+    def post_all():
+        for w in wallets:
+            ledger.post_stake(wallet=w, house=house, amount="1.00", key=f"{prefix}:{w.pk}")
+
+    spent = _cpu_spent(backend, post_all)
     connection.close()
-    return (used.user + used.system - client_cpu.user - client_cpu.system,
-            None if after is None or backend_cpu is None else after - backend_cpu)
+    return spent
 
 
 def _floor_stakes(args):
     """One floor client: ``_FLOOR_ONE`` per wallet id on a bare psycopg connection in autocommit
-    (one statement = one committed transaction), parameters bound by psycopg."""
+    (one statement = one committed transaction), parameters bound by psycopg. Returns the CPU
+    seconds spent (``_cpu_spent``)."""
     import psycopg
     from django.db import connection
 
@@ -87,8 +97,20 @@ def _floor_stakes(args):
     settings = {k: v for k, v in connection.get_connection_params().items()
                 if k not in ("cursor_factory", "context", "prepare_threshold")}  # Django's own
     with psycopg.connect(**settings, autocommit=True) as conn:
-        for pk in wallet_ids:
-            conn.execute(_FLOOR_ONE, [f"{prefix}:{pk}", pk, house_id, pk])
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        return _cpu_spent(backend, lambda: [conn.execute(_FLOOR_ONE, [f"{prefix}:{pk}", pk, house_id, pk])
+                                            for pk in wallet_ids])
+
+
+_seconds = defaultdict(float)
+
+
+@contextmanager
+def timed(name):
+    """Add the wall-clock seconds of the block to ``_seconds[name]``."""
+    start = time.perf_counter()
+    yield
+    _seconds[name] += time.perf_counter() - start
 
 
 def _in_processes(fn, chunks):
@@ -96,11 +118,13 @@ def _in_processes(fn, chunks):
         return pool.map(fn, chunks)
 
 
-def _per_posting_ms(costs, n):
-    """``(client ms, backend ms or None)`` per posting from ``_post_stakes`` results."""
-    client = sum(c for c, _ in costs) / n * 1000
-    backends = [b for _, b in costs]
-    return client, None if None in backends else sum(backends) / n * 1000
+def _cpu_rows(label, costs, n):
+    """Report rows: CPU milliseconds per posting of the client processes and of their PostgreSQL
+    backends (when ``/proc`` shows them) from ``_cpu_spent`` results ``costs`` for ``n`` postings."""
+    rows = [(f"{label}: client processes", sum(c for c, _ in costs) / n * 1000, "ms")]
+    if all(b is not None for _, b in costs):
+        rows.append((f"{label}: their PostgreSQL backends", sum(b for _, b in costs) / n * 1000, "ms"))
+    return rows
 
 
 def main():
@@ -118,31 +142,26 @@ def main():
     ids = [w.pk for w in wallets]
     connection.close()  # no connection across fork
 
-    clock = Clock()
-    with clock.time("one"):
-        one_cost = _post_stakes((house.pk, ids[:N_ONE], f"s1:{run}"))
-    chunks = [(house.pk, ids[i::CLIENTS], f"s5:{run}") for i in range(CLIENTS)]
-    with clock.time("concurrent"):
-        costs = _in_processes(_post_stakes, chunks)
-    with clock.time("floor_one"):
-        _floor_stakes((house.pk, ids[:N_ONE], f"f1:{run}"))
-    with clock.time("floor_concurrent"):
-        _in_processes(_floor_stakes, [(house.pk, ids[i::CLIENTS], f"f5:{run}") for i in range(CLIENTS)])
-    with clock.time("in_transaction"):
-        for w in wallets[:N_IN_TRANSACTION]:
-            with transaction.atomic():
-                ledger.post_stake(wallet=w, house=house, amount="1.00", key=f"s6:{run}:{w.pk}")
+    # Each one-by-one rate and its floor run in turns, ROUNDS times on a share of the wallets, so
+    # that a change of the machine's load (it may be shared) falls on both alike.
+    one_costs, costs, floor_costs = [], [], []
+    for r in range(ROUNDS):
+        share = ids[r::ROUNDS]
+        with timed("one"):
+            one_costs.append(_post_stakes((house.pk, share[:N_ONE // ROUNDS], f"s1:{run}")))
+        with timed("floor_one"):
+            _floor_stakes((house.pk, share[:N_ONE // ROUNDS], f"f1:{run}"))
+        with timed("concurrent"):
+            costs += _in_processes(_post_stakes,
+                                   [(house.pk, share[i::CLIENTS], f"s5:{run}") for i in range(CLIENTS)])
+        with timed("floor_concurrent"):
+            floor_costs += _in_processes(_floor_stakes,
+                                         [(house.pk, share[i::CLIENTS], f"f5:{run}") for i in range(CLIENTS)])
     bulk = [ledger.Posting(f"s2:{run}:{w.pk}", "stake", w, house, Decimal("1.00")) for w in wallets]
-    with clock.time("bulk"):
+    with timed("bulk"):
         ledger.post(bulk)
-    hot = wallets[0]
-    ledger.deposit(wallet=hot, amount="100000.00", key=f"dep-hot:{run}")
-    with clock.time("hot"):
-        for i in range(N_ONE):
-            ledger.post_stake(wallet=hot, house=house, amount="1.00", key=f"s3:{run}:{i}")
-
-    keys = [f"s4:{run}:{pk}" for pk in ids]
-    with clock.time("floor"), transaction.atomic(), connection.cursor() as cur:
+    keys = [f"s4:{run}:{pk}" for pk in ids]  # the bulk floor, right after the bulk path
+    with timed("floor"), transaction.atomic(), connection.cursor() as cur:
         cur.execute("SELECT id FROM accounts_account WHERE id = ANY(%s) ORDER BY id FOR UPDATE", [ids])
         cur.execute("""INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
                        SELECT k, 'stake', 'EUR', '', now() FROM unnest(%s::text[]) AS k RETURNING id""", [keys])
@@ -154,14 +173,22 @@ def main():
                      [997] * len(ids) + [None] * len(ids)])
         cur.execute("""UPDATE accounts_account SET balance = balance - 1 WHERE id = ANY(%s)""", [ids])
 
+    with timed("in_transaction"):
+        for w in wallets[:N_IN_TRANSACTION]:
+            with transaction.atomic():
+                ledger.post_stake(wallet=w, house=house, amount="1.00", key=f"s6:{run}:{w.pk}")
+    hot = wallets[0]
+    ledger.deposit(wallet=hot, amount="100000.00", key=f"dep-hot:{run}")
+    with timed("hot"):
+        for i in range(N_ONE):
+            ledger.post_stake(wallet=hot, house=house, amount="1.00", key=f"s3:{run}:{i}")
+
     expected = {"s1": N_ONE, "s5": N_WALLETS, "s6": N_IN_TRANSACTION, "s2": N_WALLETS, "s3": N_ONE}
     for prefix, n in expected.items():  # every posting the rates count was written
         assert LedgerTransaction.objects.filter(key__startswith=f"{prefix}:{run}:").count() == n, prefix
 
-    s = clock.seconds
+    s = _seconds
     ratio = s["bulk"] / s["floor"]
-    one_client, one_backend = _per_posting_ms([one_cost], N_ONE)
-    many_client, many_backend = _per_posting_ms(costs, N_WALLETS)
     rows = [
         ("(a) one by one, 1 client", N_ONE / s["one"], "postings/s"),
         (f"(a) one by one, {CLIENTS} client processes", N_WALLETS / s["concurrent"], "postings/s"),
@@ -177,12 +204,10 @@ def main():
         (f"one by one / floor time ratio, {CLIENTS} clients",
          s["concurrent"] / s["floor_concurrent"], "x"),
         ("bulk / floor time ratio", ratio, "x (promise: <= 3)"),
-        ("CPU per posting, 1 client: client process", one_client, "ms"),
-        (f"CPU per posting, {CLIENTS} clients: client processes", many_client, "ms"),
     ]
-    if one_backend is not None and many_backend is not None:
-        rows[-1:-1] = [("CPU per posting, 1 client: its PostgreSQL backend", one_backend, "ms")]
-        rows.append((f"CPU per posting, {CLIENTS} clients: their PostgreSQL backends", many_backend, "ms"))
+    rows += _cpu_rows("CPU per posting, 1 client", one_costs, N_ONE)
+    rows += _cpu_rows(f"CPU per posting, {CLIENTS} clients", costs, N_WALLETS)
+    rows += _cpu_rows(f"floor CPU per posting, {CLIENTS} clients", floor_costs, N_WALLETS)
     report(f"ledger postings on {connection.vendor}, synchronous_commit={durability()}, "
            f"{os.cpu_count()} CPUs, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after "
            f"({N_WALLETS:,} wallets; client processes as listed, one database connection each)", rows)
