@@ -93,11 +93,13 @@ def drive(targets, server, seconds):
                                   capture_output=True, text=True, check=True).stdout
 
         wrk(WARM_UP)
-        workers, backends = workers_of(server), database_backends()
-        server_cpu, database_cpu = cpu_seconds(workers), cpu_seconds(backends)
+        workers = workers_of(server)
+        server_cpu, before = cpu_seconds(workers), {pid: cpu_seconds([pid]) for pid in database_backends()}
         client_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = wrk(seconds)
-        server_cpu, database_cpu = cpu_seconds(workers) - server_cpu, cpu_seconds(backends) - database_cpu
+        server_cpu = cpu_seconds(workers) - server_cpu
+        # A thread's first query opens its connection: a backend may have started during the run.
+        database_cpu = sum(cpu_seconds([pid]) - before.get(pid, 0) for pid in database_backends())
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
     client = (after.ru_utime - client_cpu.ru_utime) + (after.ru_stime - client_cpu.ru_stime)
