@@ -7,8 +7,9 @@ each round's task to one subprocess worker (``-P solo`` on its own queue, so the
 process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED. Beside it, the
 floor: the same bet updates, bet details and ledger rows (transactions, entries with the wallets'
 balance_after, wallet balances) written by one hand-written SQL transaction, parameters in binary,
-with the commit's deferred foreign-key checks, on an identical copy of the boundless round.
-Exits 1 if the settle path is more than 3x the floor."""
+with the commit's deferred foreign-key checks, on an identical copy of the boundless round. Also
+prints the share of the boundless settlement's bet updates PostgreSQL made in place (HOT updates,
+``wagering`` migration 0003). Exits 1 if the settle path is more than 3x the floor."""
 
 import os
 import random
@@ -118,6 +119,18 @@ def _peak_kib(pid):
     return 0
 
 
+def _bet_updates():
+    """``(updates, HOT updates)`` of the bet table so far (PostgreSQL's statistics, which a
+    backend reports within a second of its commit: read after a pause)."""
+    from django.db import connection
+
+    time.sleep(1.5)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'wagering_bet'")
+        return cursor.fetchone()
+
+
 def _settle_via_worker(round_, queue):
     from settlement.tasks import settle_round
     from tables.models import Round
@@ -222,9 +235,11 @@ def main():
         base_kib = _peak_kib(worker.pid)
         with clock.time("premium"):
             _settle_via_worker(premium, queue)
+        updates_before = _bet_updates()
         with clock.time("boundless"):
             _settle_via_worker(boundless, queue)
         peak_kib = _peak_kib(worker.pid)
+        updated, in_place = (after - before for after, before in zip(_bet_updates(), updates_before))
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(30)
@@ -239,6 +254,8 @@ def main():
         ("premium round: send to SETTLED", s["premium"] * 1000, "ms"),
         ("floor: same writes by hand-written SQL", n_boundless / s["floor"], "bets/s"),
         ("settle / floor time ratio", ratio, "x (promise: <= 3)"),
+        ("boundless round: bet rows rewritten in place (HOT)", 100 * in_place / max(updated, 1),
+         f"% of {updated:,} bet updates"),
         ("worker peak memory (VmHWM)", peak_kib / 1024, "MiB"),
         ("worker memory at start", base_kib / 1024, "MiB"),
     ])
