@@ -11,7 +11,8 @@ bounds requests/s) and the CPU the load generator used (cores, so that a
 client-bound run shows); beside each, the database time of the same queries run as plain SQL (the
 ORM's statements, executed directly). ``--chdir DIR`` serves another checkout (e.g. an older commit
 unpacked with ``git archive``) with the same data and load, for a before/after ratio taken under the
-same machine load. Never asserts."""
+same machine load. ``--in-process N`` runs N requests per scenario through Django's test client
+instead and prints the CPU per request (with ``--chdir``, of that checkout's code). Never asserts."""
 
 import argparse
 import json
@@ -165,13 +166,39 @@ def arguments():
     parser.add_argument("--seconds", type=int, default=10, help="duration of each scenario (default 10)")
     parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
     parser.add_argument("--only", help="run only the scenarios whose name contains this")
+    parser.add_argument("--in-process", type=int, metavar="N",
+                        help="instead: N requests per scenario through Django's test client, CPU per request")
     return parser.parse_args()
+
+
+def in_process(scenarios, requests):
+    """``{name: CPU ms per request}``: ``requests`` requests of each scenario (its targets in turn)
+    through Django's test client in this process: no server, no sockets, no load generator, so the
+    least noisy figure on a shared machine (the database's CPU is not in it)."""
+    from django.test import Client
+
+    client, cpu = Client(), {}
+    for name, targets in scenarios.items():
+        for path, token in targets[:20]:  # warm: imports, connection, token lookups
+            assert client.get(path, HTTP_AUTHORIZATION=f"Token {token}").status_code == 200
+        start = time.process_time()
+        for i in range(requests):
+            path, token = targets[i % len(targets)]
+            client.get(path, HTTP_AUTHORIZATION=f"Token {token}")
+        cpu[name] = (time.process_time() - start) / requests * 1000
+    return cpu
 
 
 def main():
     args = arguments()
-    if shutil.which("wrk") is None:
+    if args.in_process and os.path.realpath(args.chdir) != os.path.realpath(os.getcwd()):
+        # The other checkout's code in this process: run this script there.
+        command = [sys.executable, os.path.abspath(__file__), "--in-process", str(args.in_process),
+                   "--chdir", args.chdir, *(["--only", args.only] if args.only else [])]
+        return subprocess.run(command, cwd=args.chdir, env={**os.environ, "PYTHONPATH": args.chdir}).returncode
+    if not args.in_process and shutil.which("wrk") is None:
         sys.exit("bench-api needs the wrk load generator: apt-get install wrk")
+    os.environ.update({"ALLOWED_HOSTS": "127.0.0.1,testserver", "PLAYER_API_RATE": "100000000/min"})
     setup()
     loaded = ensure_bets(1_000_000)
     from datetime import UTC, datetime, timedelta
@@ -214,6 +241,11 @@ def main():
                                                    selectors.bet_replay(some_bet),
                                                    list(selectors.bet_ledger_entries(some_bet))),
     })
+    if args.in_process:
+        report(f"player API in process (Django's test client, served from {args.chdir}), {args.in_process} "
+               f"requests per scenario, load average {os.getloadavg()[0]:.1f}",
+               [(name, ms, "ms CPU per request") for name, ms in in_process(scenarios, args.in_process).items()])
+        return 0
     server = start_server(args.workers, args.threads, args.chdir)
     try:
         rows = []
