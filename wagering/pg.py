@@ -64,7 +64,8 @@ def known_bets(round_, keys, record_ids):
     in ``record_ids`` (sets of str)."""
     return _instances(Bet, execute_binary(
         f"""SELECT {_select(Bet, "b")} FROM {Bet._meta.db_table} AS b
-            WHERE b.idempotency_key = ANY(%b::varchar[]) OR (b.round_id = %b::bigint AND b.record_id = ANY(%b::varchar[]))""",
+            WHERE b.idempotency_key = ANY(%b::varchar[])
+               OR (b.round_id = %b::bigint AND b.record_id = ANY(%b::varchar[]))""",
         [list(keys), round_.pk, list(record_ids)]))
 
 
@@ -101,7 +102,8 @@ def insert_bets(round_, bets, payloads, *, actor, actor_user):
                        AS v({", ".join(columns + ["payload", "n"])})),
             bet AS (INSERT INTO {table} ({", ".join([pk] + columns + [c for c, _, _ in constants])})
                     SELECT {", ".join([pk] + columns + [p for _, p, _ in constants])} FROM v),
-            events AS (INSERT INTO {RoundEvent._meta.db_table} (round_id, kind, actor, actor_user_id, payload, created_at)
+            events AS (INSERT INTO {RoundEvent._meta.db_table}
+                              (round_id, kind, actor, actor_user_id, payload, created_at)
                        SELECT %b::bigint, %b::varchar, %b::varchar, %b::bigint,
                               payload::jsonb || jsonb_build_object('bet', {pk}), %b::timestamptz FROM v ORDER BY n)
             SELECT {pk} FROM v ORDER BY n""",

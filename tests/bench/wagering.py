@@ -8,10 +8,16 @@ Beside them, the floor: the same rows (bets, ledger transactions, two entries ea
 balances, ``bet_placed`` events) written by hand-written SQL in one transaction, parameters sent in
 binary. Bulk and floor run REPEAT times each, interleaved, each time on a round of its own for the
 same players. Prints the numbers (the best run of each) and the bulk / floor ratio; exits 1 if the
-bulk path is more than 3x the floor."""
+bulk path is more than 3x the floor.
 
+``--phases``: also the wall-clock seconds of each run's phases (``PHASES``: the bulk path's
+statements, the ledger post, the commit; the rest is Python: request checks, model instances)."""
+
+import importlib
 import sys
+import time
 import uuid
+from contextlib import contextmanager, nullcontext
 from decimal import Decimal
 
 from tests.bench.common import Clock, durability, funded_wallets, report, setup
@@ -20,6 +26,49 @@ N_PLAYERS = 20_000
 N_SINGLE = 2_000
 #: Bulk and floor runs, interleaved; the best of each is compared (the machine may be shared).
 REPEAT = 3
+#: What ``--phases`` times: (module, attribute, label).
+PHASES = [("wagering.pg", "lock_wallets", "lock wallets"), ("wagering.pg", "known_bets", "known keys"),
+          ("wagering.pg", "insert_bets", "bets + events"), ("wagering.services", "post", "ledger post"),
+          ("django.db.backends.base.base", "BaseDatabaseWrapper.commit", "commit")]
+
+
+@contextmanager
+def _timed_phases(seconds):
+    """While inside, add the wall-clock seconds spent in each of ``PHASES`` to ``seconds`` (a dict
+    by label): the attributes are wrapped, and restored on leaving. ``seconds["cpu"]``: this
+    process's CPU seconds inside (the Python side; the rest of the wall clock is the server's or
+    waiting for a core)."""
+    wrapped, cpu = [], time.process_time()
+    for module, attribute, label in PHASES:
+        owner = importlib.import_module(module)
+        *path, name = attribute.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+
+        def timed(*args, _original=original, _label=label, **kwargs):
+            start = time.perf_counter()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                seconds[_label] = seconds.get(_label, 0) + time.perf_counter() - start
+
+        setattr(owner, name, timed)
+        wrapped.append((owner, name, original))
+    try:
+        yield
+    finally:
+        for owner, name, original in wrapped:
+            setattr(owner, name, original)
+        seconds["cpu"] = time.process_time() - cpu
+
+
+def _phases_line(total, seconds):
+    """``total`` seconds split by ``seconds`` (``_timed_phases``), the rest last, then the CPU seconds."""
+    phases = {label: t for label, t in seconds.items() if label != "cpu"}
+    rest = total - sum(phases.values())
+    return (" + ".join([f"{label} {t:.2f}" for label, t in phases.items()] + [f"rest {rest:.2f}"])
+            + f"  (client CPU {seconds['cpu']:.2f} s)")
 
 
 def _floor(round_, players, wallets, house, run):
@@ -86,16 +135,17 @@ def main():
     with clock.time("one_by_one"):
         for p in players[:N_SINGLE]:
             place_bet(round_id=rounds["single"].pk, key=f"s:{run}:{p.pk}", player=p.code, type="main", stake="5.00")
-    bulk, floor = [], []
+    bulk, floor, phases = [], [], []
     for i in range(REPEAT):  # interleaved, so that the machine's load weighs on both alike
         requests = [{"key": f"b{i}:{run}:{p.pk}", "player": p.code, "type": "main", "stake": "5.00"} for p in players]
-        with clock.time("bulk"):
+        phases.append(({}, {}))
+        with clock.time("bulk"), _timed_phases(phases[i][0]) if "--phases" in sys.argv else nullcontext():
             outcomes = place_bets(round_id=rounds[f"bulk{i}"].pk, bets=requests)
         bulk.append(clock.seconds["bulk"])
         assert not [o for o in outcomes if o.error], "bulk bets rejected"
         floor_round = rounds[f"floor{i}"]
         house = ledger.house_account(name=floor_round.table.house_name, currency=eur)
-        with clock.time("floor"):
+        with clock.time("floor"), _timed_phases(phases[i][1]) if "--phases" in sys.argv else nullcontext():
             _floor(floor_round, players, wallets, house, f"{run}-{i}")
         floor.append(clock.seconds["floor"])
 
@@ -109,6 +159,10 @@ def main():
         ("bulk / floor time ratio (best / best)", ratio, "x (promise: <= 3)"),
     ])
     print("  each run, bulk / floor: " + ", ".join(f"{b:.2f} s / {f:.2f} s" for b, f in zip(bulk, floor)))
+    if "--phases" in sys.argv:
+        for i, (b, f) in enumerate(zip(bulk, floor)):
+            print(f"  run {i + 1}: bulk {b:.2f} s = {_phases_line(b, phases[i][0])}")
+            print(f"         floor {f:.2f} s = {_phases_line(f, phases[i][1])}")
     return 0 if ratio <= 3 else 1
 
 
