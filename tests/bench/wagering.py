@@ -11,9 +11,12 @@ same players. Prints the numbers (the best run of each) and the bulk / floor rat
 bulk path is more than 3x the floor.
 
 ``--phases``: also the wall-clock seconds of each run's phases (``PHASES``: the bulk path's
-statements, the ledger post, the commit; the rest is Python: request checks, model instances)."""
+statements, the ledger post, the commit; the rest is Python: request checks, model instances).
+``--profile``: then one more bulk run (not counted) under cProfile, its top functions printed."""
 
+import cProfile
 import importlib
+import pstats
 import sys
 import time
 import uuid
@@ -125,7 +128,7 @@ def main():
     run = uuid.uuid4().hex[:8]
     eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
     rounds = {}
-    for name in ["single"] + [f"{path}{i}" for i in range(REPEAT) for path in ("bulk", "floor")]:
+    for name in ["single", "profiled"] + [f"{path}{i}" for i in range(REPEAT) for path in ("bulk", "floor")]:
         table = Table.objects.create(code=f"bw-{run}-{name}", name=name, variant="boundless", currency=eur)
         TableLimit.objects.create(table=table, bet_type="main", min_stake=1, max_stake=1000, chip_step=1)
         rounds[name] = open_round(table_code=table.code, external_id="R-1", shoe=1)
@@ -163,6 +166,14 @@ def main():
         for i, (b, f) in enumerate(zip(bulk, floor)):
             print(f"  run {i + 1}: bulk {b:.2f} s = {_phases_line(b, phases[i][0])}")
             print(f"         floor {f:.2f} s = {_phases_line(f, phases[i][1])}")
+    if "--profile" in sys.argv:
+        requests = [{"key": f"p:{run}:{p.pk}", "player": p.code, "type": "main", "stake": "5.00"} for p in players]
+        with cProfile.Profile() as profile:
+            place_bets(round_id=rounds["profiled"].pk, bets=requests)
+        print("\nOne more bulk run under cProfile (not counted; the profiler slows Python, not the server):")
+        stats = pstats.Stats(profile)
+        stats.sort_stats("cumulative").print_stats(r"/(wagering|accounts|tables)/", 25)
+        stats.sort_stats("tottime").print_stats(15)
     return 0 if ratio <= 3 else 1
 
 
