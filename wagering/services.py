@@ -9,6 +9,10 @@ table's house account ``table:<code>`` and back, under these keys:
 
 Locks, always in this order: the round row (``FOR SHARE`` to bet, ``FOR UPDATE`` to change its
 state), then wallets, then seats, each set in primary-key order.
+
+On PostgreSQL, ``place_bets``' bulk reads (wallets, known keys) and its insert of the bets with their
+``bet_placed`` events are single statements with binary array parameters (``wagering.pg``); the
+ORM does the same elsewhere (SQLite, the zero-setup default).
 """
 
 from dataclasses import dataclass, field
