@@ -227,25 +227,26 @@ def main():
         "bet detail, random players": [(f"/api/v1/bets/{pk}", tokens[code]) for pk, code in light_bets],
     }
     scenarios = {name: targets for name, targets in scenarios.items() if not args.only or args.only in name}
-    midnight = datetime.combine(day - timedelta(days=3), datetime.min.time(), tzinfo=UTC)
-    heavy_list = selectors.bets_for_player(heavy)
-    heavy_filtered = heavy_list.filter(table__variant="boundless", outcome="lose", placed_at__gte=midnight,
-                                       placed_at__lt=midnight + timedelta(days=4))
-    some_bet = heavy_list.prefetch_related("extras").first()
-    page = 21  # the default page and its look-ahead row
-    floors = sql_floor({
-        "list page, the 100,000-bet player": lambda: list(heavy_list.values(*selectors.BET_ROW)[:page]),
-        "filtered list page, the 100,000-bet player": lambda: list(heavy_filtered.values(*selectors.BET_ROW)[:page]),
-        "totals of that filtered range": lambda: selectors.bet_totals(heavy_filtered),
-        "bet detail (row, replay, ledger)": lambda: (heavy_list.filter(pk=some_bet.pk).first(),
-                                                   selectors.bet_replay(some_bet),
-                                                   list(selectors.bet_ledger_entries(some_bet))),
-    })
     if args.in_process:
         report(f"player API in process (Django's test client, served from {args.chdir}), {args.in_process} "
                f"requests per scenario, load average {os.getloadavg()[0]:.1f}",
                [(name, ms, "ms CPU per request") for name, ms in in_process(scenarios, args.in_process).items()])
         return 0
+    midnight = datetime.combine(day - timedelta(days=3), datetime.min.time(), tzinfo=UTC)
+    heavy_list = selectors.bets_for_player(heavy)
+    heavy_filtered = heavy_list.filter(table__variant="boundless", outcome="lose", placed_at__gte=midnight,
+                                       placed_at__lt=midnight + timedelta(days=4))
+    details = selectors.bet_details_for_player(heavy)
+    some_bet = selectors.with_extras(details.first())
+    page = 21  # the default page and its look-ahead row
+    floors = sql_floor({
+        "list page, the 100,000-bet player": lambda: list(heavy_list.values(*selectors.BET_ROW)[:page]),
+        "filtered list page, the 100,000-bet player": lambda: list(heavy_filtered.values(*selectors.BET_ROW)[:page]),
+        "totals of that filtered range": lambda: selectors.bet_totals(heavy_filtered),
+        "bet detail (row, replay, ledger)": lambda: (selectors.with_extras(details.filter(pk=some_bet.pk).first()),
+                                                   selectors.bet_replay(some_bet),
+                                                   list(selectors.bet_ledger_entries(some_bet))),
+    })
     server = start_server(args.workers, args.threads, args.chdir)
     try:
         rows = []
