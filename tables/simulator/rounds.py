@@ -38,6 +38,9 @@ class RunStats:
     rejected: dict = field(default_factory=dict)
     decisions: DecisionStats = field(default_factory=DecisionStats)
 
+#: Bets per ``place_bets`` call (the game server's batch while betting is open).
+PLACE_BATCH = 500
+
 
 def _record_bet(bet: Bet, minor_units: int) -> dict:
     """A platform bet as a round-record bet (flags false until the extra stake is taken)."""
@@ -106,8 +109,12 @@ class TableGame:
         return round_.pk
 
     def _place(self, round_, requests: list) -> list:
-        """``place_bets`` for ``requests``; rejections are counted by error code."""
-        outcomes = call(place_bets, round_id=round_.pk, bets=requests) if requests else []
+        """``place_bets`` for ``requests`` in batches of ``PLACE_BATCH`` (as a studio forwards bets
+        while the betting window is open: one batch of 10,000 would hold 10,000 wallets locked
+        for seconds, and the previous round's settlement waits on them); rejections are counted by
+        error code."""
+        outcomes = [outcome for start in range(0, len(requests), PLACE_BATCH)
+                    for outcome in call(place_bets, round_id=round_.pk, bets=requests[start:start + PLACE_BATCH])]
         for outcome in outcomes:
             if outcome.error is not None:
                 self.stats.rejected[outcome.error.code] = self.stats.rejected.get(outcome.error.code, 0) + 1
