@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Starts what the test suite needs when it is not running: PostgreSQL 15 (installed but stopped on
 # these machines), Redis (installed from Debian if missing) and Debian's Chromium for the admin
-# browser tests. Creates the `blackjack` role and database the tests use. Idempotent; needs root.
+# browser tests (and wrk, make bench-api's load generator). Creates the `blackjack` role and the
+# databases the tests and benchmarks use. Idempotent; needs root.
 set -euo pipefail
 
 need_apt=()
 command -v redis-server >/dev/null || need_apt+=(redis-server)
 command -v chromium >/dev/null || need_apt+=(chromium)
+command -v wrk >/dev/null || need_apt+=(wrk)
 if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
