@@ -17,6 +17,7 @@ from accounts.services import house_account
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from wagering.exceptions import IllegalTransition, InvalidInput, InvalidRecord, NotFound
+from wagering.models import Bet, BetExtra
 from wagering.validation import check_json
 
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
@@ -182,13 +183,20 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     return RoundEvent.objects.bulk_create(rows)
 
 
-def _extra_totals(bet):
-    """The platform's extra stakes of ``bet`` per engine kind (follow_double counts as double)."""
-    totals = {}
-    for extra in bet.extras.all():
-        kind = extra.kind.removeprefix("follow_")
-        totals[kind] = totals.get(kind, Decimal(0)) + extra.amount
-    return totals
+def _platform_bets(round_):
+    """The bets the platform holds for ``round_`` (refunded ones left out), as check_record
+    compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total})}``
+    (follow_double counts as double, follow_split as split). Two queries of plain rows: a boundless
+    round holds thousands of bets, and this runs while the game server waits for its answer."""
+    bets = round_.bets.exclude(state=Bet.State.REFUNDED)
+    held = {record_id: (fields, {}) for record_id, *fields in
+            bets.values_list("record_id", "player__code", "type", "seat", "stake")}
+    for record_id, kind, amount in (BetExtra.objects.filter(bet__in=bets)
+                                     .values_list("bet__record_id", "kind", "amount")):
+        totals = held[record_id][1]
+        kind = kind.removeprefix("follow_")
+        totals[kind] = totals.get(kind, Decimal(0)) + amount
+    return held
 
 
 def check_record(round_, record):
@@ -207,22 +215,21 @@ def check_record(round_, record):
         result = settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
     except EngineInvalidRecord as e:
         raise InvalidRecord(str(e), field=e.path) from None
-    bets = {b.record_id: b for b in round_.bets.exclude(state="refunded")
-            .select_related("player").prefetch_related("extras")}
+    bets = _platform_bets(round_)
     unknown = [i for i in result.bets if i not in bets]
     missing = [i for i in bets if i not in result.bets]
     if unknown or missing:
         raise InvalidRecord(f"bets: the record's bets differ from the platform's (unknown {unknown}, "
                             f"missing {missing})", field="bets")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
-        bet = bets[record_id]
-        for field, ours, theirs in (("player", bet.player.code, engine_bet.player), ("type", bet.type, engine_bet.type),
-                                    ("seat", bet.seat, engine_bet.seat), ("stake", bet.stake, engine_bet.stake)):
+        player, type_, seat, stake = bets[record_id][0]
+        for field, ours, theirs in (("player", player, engine_bet.player), ("type", type_, engine_bet.type),
+                                    ("seat", seat, engine_bet.seat), ("stake", stake, engine_bet.stake)):
             if ours != theirs:
                 raise InvalidRecord(f"bets[{index}].{field}: the platform holds {ours!r}, the record says {theirs!r}",
                                     field=f"bets[{index}].{field}")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
-        ours = _extra_totals(bets[record_id])
+        ours = bets[record_id][1]
         if ours != dict(engine_bet.extras):
             theirs = {k: str(v) for k, v in engine_bet.extras.items()}
             raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
