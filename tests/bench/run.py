@@ -4,7 +4,8 @@ Deals SEATED_ROUNDS classic/premium rounds (split over the two EUR tables) and B
 boundless rounds of BOUNDLESS_PLAYERS players each, through the services (``tables.simulator``),
 while 2 Celery workers settle; then prints rounds/s (dealing), bets settled/s (first record to
 last settlement) and the latency from a round's record to its settlement (``resulted_at`` →
-``settled_at``: median, 95th percentile). Expectation: a boundless round of 5,000 players is settled
+``settled_at``: median, 95th percentile) with its three parts (validating the record, waiting for
+a worker, settling). Expectation: a boundless round of 5,000 players is settled
 within 2 s of its record at the 95th percentile.
 
 Sizes: environment ``BENCH_SEATED_ROUNDS`` (10000), ``BENCH_BOUNDLESS_ROUNDS`` (200),
@@ -30,8 +31,25 @@ def _args():
     return parser.parse_args()
 
 
+def _phases(rounds):
+    """Mean seconds of the three parts of record -> settled over ``rounds`` (a Round queryset):
+    validating and storing the record (``record_result``: round stamped RESULTED -> its RESULTED
+    event), waiting for a worker (-> the first bet stamped settled: the settle task began writing),
+    settling (-> the round stamped SETTLED). Rounds without a settled bet are left out."""
+    from django.db.models import Min, OuterRef, Subquery
+
+    from tables.models import RoundEvent
+
+    resulted_event = (RoundEvent.objects.filter(round=OuterRef("pk"), kind=RoundEvent.Kind.RESULTED)
+                      .order_by("-created_at").values("created_at")[:1])
+    rows = rounds.annotate(validated=Subquery(resulted_event), settle_began=Min("bets__settled_at")).values_list(
+        "resulted_at", "validated", "settle_began", "settled_at")
+    parts = [[(b - a).total_seconds() for a, b in zip(row, row[1:])] for row in rows if None not in row]
+    return [sum(column) / len(parts) for column in zip(*parts)] if parts else [float("nan")] * 3
+
+
 def _measure(label, result):
-    """Rows for one simulation: dealing rate, settling rate, record-to-settlement latency."""
+    """Rows for one simulation: dealing rate, settling rate, record-to-settlement latency and its parts."""
     from django.db.models import Max, Min
 
     from tables.models import Round
@@ -43,12 +61,16 @@ def _measure(label, result):
     settled = Bet.objects.filter(round__in=result.stats.rounds, state=Bet.State.SETTLED).count()
     seconds = (span["last"] - span["first"]).total_seconds() if latencies else float("nan")
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if latencies else float("nan")
+    validating, waiting, settling = _phases(rounds)
     return [(f"{label}: rounds dealt", len(result.stats.rounds), "rounds"),
             (f"{label}: dealing", len(result.stats.rounds) / result.seconds, "rounds/s"),
             (f"{label}: bets settled", settled, "bets"),
             (f"{label}: settling (first record to last settlement)", settled / seconds, "bets settled/s"),
             (f"{label}: record -> settled, median", statistics.median(latencies) if latencies else float("nan"), "s"),
-            (f"{label}: record -> settled, 95th percentile", p95, "s")], p95
+            (f"{label}: record -> settled, 95th percentile", p95, "s"),
+            (f"{label}:   of which validating and storing the record (mean)", validating, "s"),
+            (f"{label}:   waiting for a worker (mean)", waiting, "s"),
+            (f"{label}:   settling (mean)", settling, "s")], p95
 
 
 def main():
