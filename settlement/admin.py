@@ -10,10 +10,11 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
 from config.backoffice.money import format_money
 from config.backoffice.selectors import audit_trail
-from tables.replay import build_replay, round_title
+from tables.admin import RoundColumnMixin
+from tables.replay import build_replay
 
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
@@ -112,7 +113,7 @@ class AlertStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(Alert)
-class AlertAdmin(ReadOnlyAdmin):
+class AlertAdmin(RoundColumnMixin, ReadOnlyAdmin):
     """Open alerts by default (the status filter shows acknowledged or all); operators with
     ``settlement.acknowledge_alert`` acknowledge them with a reason
     (``settlement.alerts.acknowledge_alerts``, audited)."""
@@ -123,13 +124,6 @@ class AlertAdmin(ReadOnlyAdmin):
     list_select_related = ("table", "round__table", "acknowledged_by")
     action_form = AcknowledgeForm
     actions = ["acknowledge"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).defer("round__record")
-
-    @admin.display(description="round")
-    def round_name(self, alert):
-        return round_title(alert.round) if alert.round_id else ""
 
     @admin.display(description="message")
     def message_short(self, alert):
@@ -167,16 +161,9 @@ class OperatorActionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(RoundCorrection)
-class RoundCorrectionAdmin(ReadOnlyAdmin):
+class RoundCorrectionAdmin(RoundColumnMixin, ReadOnlyAdmin):
     list_display = ("round_name", "sequence", "actor_label", "created_at", "reason")
     list_select_related = ("round__table",)
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).defer("round__record")
-
-    @admin.display(description="round")
-    def round_name(self, correction):
-        return round_title(correction.round)
 
 
 @admin.register(BetSettlement)

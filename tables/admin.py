@@ -227,8 +227,21 @@ class ShoeAdmin(ReadOnlyAdmin):
         return shoe_title(shoe)
 
 
+class RoundColumnMixin:
+    """For the list of a model with a ``round`` foreign key (events, alerts, corrections): a
+    "round" column (table and round number) and a query that leaves the rounds' records unread
+    (large JSON; add ``round__table`` to ``list_select_related``)."""
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("round__record")
+
+    @admin.display(description="round")
+    def round_name(self, obj):
+        return round_title(obj.round) if obj.round_id else ""
+
+
 @admin.register(RoundEvent)
-class RoundEventAdmin(ReadOnlyAdmin):
+class RoundEventAdmin(RoundColumnMixin, ReadOnlyAdmin):
     """Every timeline event; ``?round=<id>`` lists one round's (the link from a round page, which
     shows only the latest ``MAX_EVENTS``)."""
 
@@ -237,13 +250,6 @@ class RoundEventAdmin(ReadOnlyAdmin):
     list_select_related = ("round__table",)
     show_full_result_count = False
     ordering = ("-id",)
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).defer("round__record")
-
-    @admin.display(description="round")
-    def round_name(self, event):
-        return round_title(event.round)
 
 
 admin.site.register(Seat, ReadOnlyAdmin)
