@@ -49,7 +49,7 @@ def test_dispute_officer_resolves_a_dispute_in_a_browser(live_server, transactio
         # every column fits at 1600 px (outcome was clipped and returned off-screen)
         right = page.evaluate("Math.max(...[...document.querySelectorAll('#result_list th')].map(e => e.getBoundingClientRect().right))")
         assert right <= 1600, right
-        page.click(f"#result_list tbody tr th a")
+        page.click("#result_list tbody tr th a")
         expect(page.locator("#bet-detail")).to_contain_text("Ledger entries")
         expect(page.locator("#replay")).to_contain_text("Dealer")
         page.screenshot(path=ARTIFACTS / "2-bet-page.png", full_page=True)

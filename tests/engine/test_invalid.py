@@ -1,6 +1,5 @@
 """ROUND_RECORD.md "A record is INVALID": one test per rejection reason. The error is the one
 ``InvalidRecord(path, reason)``; ``str()`` is ``"path: reason"``; nothing is settled."""
-import copy
 import json
 import subprocess
 import sys

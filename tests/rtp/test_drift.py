@@ -14,7 +14,6 @@ Decisions are basic strategy without doubles and splits (no extra stakes to take
 never; that plays a point or two below the optimal figure, well inside the honest run's noise.
 """
 import random
-from decimal import Decimal
 from itertools import cycle
 
 import pytest

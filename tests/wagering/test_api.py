@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Permission
 
-from accounts.models import Player
 from accounts.selectors import account_balance
 from accounts.services import house_account
 from tables.engine import settle
