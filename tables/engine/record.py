@@ -42,12 +42,13 @@ class SeatRecord:
 
 class Bet:
     """One parsed bet. ``stake`` is the ORIGINAL stake (Decimal, quantized to minor units);
-    ``seat`` is an int or None; ``actions`` a tuple for boundless ``main`` bets, else None."""
+    ``seat`` is an int or None; ``insured``: it took insurance; ``actions`` a tuple for boundless
+    ``main`` bets, else None."""
 
-    __slots__ = ("index", "id", "player", "type", "stake", "seat", "insurance",
+    __slots__ = ("index", "id", "player", "type", "stake", "seat", "insured",
                  "follow_double", "follow_split", "actions")
 
-    def __init__(self, index, id, player, type, stake, seat=None, insurance=False,
+    def __init__(self, index, id, player, type, stake, seat=None, insured=False,
                  follow_double=False, follow_split=False, actions=None):
         self.index = index
         self.id = id
@@ -55,13 +56,14 @@ class Bet:
         self.type = type
         self.stake = stake
         self.seat = seat
-        self.insurance = insurance
+        self.insured = insured
         self.follow_double = follow_double
         self.follow_split = follow_split
         self.actions = actions
 
     @property
-    def path(self) -> str:
+    def field(self) -> str:
+        """The bet's place in the record for error messages: ``bets[<index>]``."""
         return f"bets[{self.index}]"
 
 
@@ -111,7 +113,8 @@ def _bool(b: dict, key: str, path: str) -> bool:
 
 
 
-def parse_record(record: object, rules: RuleSet | None = None, minor_units: int = 2) -> ParsedRecord:
+def parse_record(record: object, rules: RuleSet | None = None, minor_units: int = 2, *,
+                 bet_class: type = Bet) -> ParsedRecord:
     """Parse and statically validate a round record (a dict decoded from JSON).
 
     Args:
@@ -119,6 +122,8 @@ def parse_record(record: object, rules: RuleSet | None = None, minor_units: int 
       rules: the table's ``RuleSet`` (pay tables may be overridden); default ``ruleset(variant)``.
         Its variant must equal the record's.
       minor_units: decimals of the currency (stakes with more decimals are invalid).
+      bet_class: ``Bet`` or a subclass to build the bets as (``replay.BetResult``: each bet is
+        then settled in place, one object per bet for rounds of 20,000 players).
     Returns a ``ParsedRecord``. Raises ``InvalidRecord(path, reason)``.
     """
     if not isinstance(record, dict):
@@ -189,14 +194,14 @@ def parse_record(record: object, rules: RuleSet | None = None, minor_units: int 
                     if seen > rules.decks:
                         raise InvalidRecord(f"{path}[{i}]", f"card {card} appears more than {rules.decks} times")
 
-    bets = _parse_bets(record.get("bets"), rules, shoe_round, dealer, seats, minor_units)
+    bets = _parse_bets(record.get("bets"), rules, shoe_round, dealer, seats, minor_units, bet_class)
     return ParsedRecord(rules=rules, variant=variant, round=record.get("round"), shoe_round=shoe_round,
                         currency=currency, minor_units=minor_units, dealer=dealer, seats=seats,
                         player_cards=player_cards, bets=bets)
 
 
 def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict | None,
-                minor_units: int) -> list:
+                minor_units: int, bet_class: type) -> list:
     if not isinstance(raw, list):
         raise InvalidRecord("bets", "must be a list of bets")
     variant = rules.variant
@@ -246,7 +251,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
                 if known is None and all(type(x) is str for x in ta):
                     known = good_actions[ta] = ta
                 if known is not None:
-                    append(Bet(i, bid, player, t, stake, None, ins is True, False, False, known))
+                    append(bet_class(i, bid, player, t, stake, None, ins is True, False, False, known))
                     continue
         path = f"bets[{i}]"
         ok = offered.get(t) if isinstance(t, str) else None
@@ -279,7 +284,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
                 actions = _actions(b.get("actions"), f"{path}.actions")
             elif "actions" in b:
                 raise InvalidRecord(f"{path}.actions", f"no actions on a {t} bet")
-            bets.append(Bet(i, bid, player, t, stake, None, insurance, False, False, actions))
+            bets.append(bet_class(i, bid, player, t, stake, None, insurance, False, False, actions))
             continue
         # seated variants
         if "actions" in b:
@@ -304,7 +309,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
         elif t == "behind":
             fd = _bool(b, "follow_double", path)
             fs = _bool(b, "follow_split", path)
-        bet = Bet(i, bid, player, t, stake, seat, insurance, fd, fs, None)
+        bet = bet_class(i, bid, player, t, stake, seat, insurance, fd, fs, None)
         if t == "main":
             main_by_seat[seat] = bet
             seats_by_player[player].append(bet)
@@ -318,7 +323,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
                 continue
             own = seats_by_player.get(bet.player)
             if own and not rules.seated_may_bet_behind:
-                raise InvalidRecord(f"{bet.path}.player", f"a seated player may not bet behind in {variant}")
+                raise InvalidRecord(f"{bet.field}.player", f"a seated player may not bet behind in {variant}")
             if own and any(m.seat == bet.seat for m in own):
-                raise InvalidRecord(f"{bet.path}.seat", "a player may not bet behind their own seat")
+                raise InvalidRecord(f"{bet.field}.seat", "a player may not bet behind their own seat")
     return bets

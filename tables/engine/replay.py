@@ -94,12 +94,13 @@ class InsuranceResult:
 _LATE_NOTE = "dealer blackjack after players acted (classic): only the original stake is lost, extra returned"
 
 
-class BetResult:
-    """The settlement of one bet.
+class BetResult(Bet):
+    """The settlement of one bet: the parsed ``Bet`` of the record (``id``, ``player``, ``type``,
+    ``seat`` (int|None), ``stake``: the original stake...) settled in place (``settle`` parses the
+    bets as ``BetResult``: one object per bet, for rounds of 20,000 players), with:
 
-    Attributes:
-      id, player, type, seat (int|None), path (boundless main: index into ``RoundResult.paths``),
-      stake: the original stake; staked: original + every extra (double, split, insurance);
+      path: boundless main: index into ``RoundResult.paths`` (else None);
+      staked: original + every extra (double, split, insurance);
       returned: everything credited back (Decimal, minor units);
       outcome: main/behind on ONE hand: the hand outcome ``blackjack|win|push|lose|surrender``;
         on split hands: ``win|push|lose`` by comparing the hands' total return with their total
@@ -111,24 +112,11 @@ class BetResult:
       explanation: human-readable "why was I paid this".
     """
 
-    __slots__ = ("_bet", "_a", "_ctx", "_plan", "path", "_hands")
+    # set together by ``_settled``: _a = (staked, returned, outcome, extras, insurance, pattern,
+    # odds), possibly shared by every bet of the same path and stake (boundless); _ctx = (rules,
+    # minor_units, late); _plan: the hands' plan (main / behind); _hands: built on first access
+    __slots__ = ("_a", "_ctx", "_plan", "path", "_hands")
 
-    def __init__(self, bet: Bet, amounts: tuple, ctx: tuple | None = None, plan: tuple | None = None,
-                 path: int | None = None):
-        # amounts = (staked, returned, outcome, extras, insurance, pattern, odds), possibly shared
-        # by every bet of the same path and stake (boundless); ctx = (rules, minor_units, late)
-        self._bet = bet
-        self._a = amounts
-        self._ctx = ctx
-        self._plan = plan
-        self.path = path
-        self._hands = None
-
-    id = property(lambda self: self._bet.id)
-    player = property(lambda self: self._bet.player)
-    type = property(lambda self: self._bet.type)
-    seat = property(lambda self: self._bet.seat)
-    stake = property(lambda self: self._bet.stake)
     staked = property(lambda self: self._a[0])
     returned = property(lambda self: self._a[1])
     outcome = property(lambda self: self._a[2])
@@ -320,11 +308,17 @@ def _amounts(rules: RuleSet, plan: tuple, s: Decimal, insured: bool, dealer_bj: 
     return staked, returned, outcome, extras, ins, None, None
 
 
-def _side(bet: Bet, pattern, odds, mu: int) -> BetResult:
+def _settled(bet: BetResult, amounts: tuple, ctx=None, plan=None, path=None) -> BetResult:
+    """Settle ``bet`` in place (see ``BetResult``'s slots) and return it."""
+    bet._a, bet._ctx, bet._plan, bet.path, bet._hands = amounts, ctx, plan, path, None
+    return bet
+
+
+def _side(bet: BetResult, pattern, odds, mu: int) -> BetResult:
     from .money import round_down
     s = bet.stake
     ret = s + round_down(s * odds, mu) if pattern else s * 0
-    return BetResult(bet, (s, ret, "win" if pattern else "lose", {}, None, pattern, odds))
+    return _settled(bet, (s, ret, "win" if pattern else "lose", {}, None, pattern, odds))
 
 
 # --------------------------------------------------------------------------- replay
@@ -401,8 +395,8 @@ def _settle_seated(pr: ParsedRecord) -> RoundResult:
         if t == "main" or t == "behind":
             hs = seats[bet.seat]
             plan = _plan_main(hs) if t == "main" else _plan_behind(hs, bet.follow_double, bet.follow_split)
-            amounts = _amounts(rules, plan, bet.stake, bet.insurance, dealer_bj, mu, late)
-            results[bet.id] = BetResult(bet, amounts, ctx, plan)
+            amounts = _amounts(rules, plan, bet.stake, bet.insured, dealer_bj, mu, late)
+            results[bet.id] = _settled(bet, amounts, ctx, plan)
         else:
             c = pr.seats[bet.seat].cards
             if t == "pair":
@@ -433,11 +427,11 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
     if "poker_trio" in tables:
         side["poker_trio"] = sidebets.poker_trio(rules, c1, c2, up)
     paths: list = []   # {"actions", "hands": [PlayedHand], "bets": number of bets}
-    plans: list = []
-    path_of: dict = {}
-    # grouped: every bet on the same path with the same stake and insurance flag gets the same
-    # amounts (rounding is per bet on its own stake, so equal stakes round equally)
-    amounts_of: dict = {}
+    path_of: dict = {}  # actions -> (path index, plan)
+    # grouped: every bet on the same path with the same stake and insurance flag is settled alike
+    # (rounding is per bet on its own stake, so equal stakes round equally):
+    # (actions, stake, insurance) -> (amounts, ctx, plan, path index, None): a BetResult's slots
+    settled_as: dict = {}
     max_pos = 2
     results = {}
     late = False
@@ -447,30 +441,33 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
             pat, odds = side[bet.type]
             results[bet.id] = _side(bet, pat, odds, mu)
             continue
-        key = bet.actions
-        p = path_of.get(key) if grouped else None
-        if p is None:
-            pos, counter = [2], [0]
-            apath = f"{bet.path}.actions"
-            hands = play_hands(rules, initial, _make_draw(pc, "player_cards", pos, bet.path),
-                               _make_decide(rules, key, up, apath, counter), round_over=peek_end)
-            _leftover_actions(key, counter[0], apath, peek_end)
-            if pos[0] > max_pos:
-                max_pos = pos[0]
-            p = len(paths)
-            ph = [PlayedHand(h, ds, dealer_bj) for h in hands]
-            paths.append({"actions": key, "hands": ph, "bets": 0})
-            plans.append(_plan_main(ph))
+        group = (bet.actions, bet.stake, bet.insured)
+        slots = settled_as.get(group) if grouped else None
+        if slots is None:
+            key = bet.actions
+            known = path_of.get(key) if grouped else None
+            if known is None:
+                pos, counter = [2], [0]
+                apath = f"{bet.field}.actions"
+                hands = play_hands(rules, initial, _make_draw(pc, "player_cards", pos, bet.field),
+                                   _make_decide(rules, key, up, apath, counter), round_over=peek_end)
+                _leftover_actions(key, counter[0], apath, peek_end)
+                if pos[0] > max_pos:
+                    max_pos = pos[0]
+                ph = [PlayedHand(h, ds, dealer_bj) for h in hands]
+                known = (len(paths), _plan_main(ph))
+                paths.append({"actions": key, "hands": ph, "bets": 0})
+                if grouped:
+                    path_of[key] = known
+            p, plan = known
+            slots = (_amounts(rules, plan, bet.stake, bet.insured, dealer_bj, mu, late), ctx, plan, p, None)
             if grouped:
-                path_of[key] = p
-        paths[p]["bets"] += 1
-        ck = (p, bet.stake, bet.insurance)
-        amounts = amounts_of.get(ck) if grouped else None
-        if amounts is None:
-            amounts = _amounts(rules, plans[p], bet.stake, bet.insurance, dealer_bj, mu, late)
-            if grouped:
-                amounts_of[ck] = amounts
-        results[bet.id] = BetResult(bet, amounts, ctx, plans[p], p)
+                settled_as[group] = slots
+        bet._a, bet._ctx, bet._plan, bet.path, bet._hands = slots
+        results[bet.id] = bet
+    for bet in results.values():
+        if bet.path is not None:
+            paths[bet.path]["bets"] += 1
     if max_pos < len(pc):
         raise InvalidRecord("player_cards", f"{len(pc) - max_pos} card(s) left over "
                             f"(no player took them)")
@@ -488,7 +485,7 @@ def settle(record: Mapping, *, rules: RuleSet | None = None, minor_units: int = 
     Returns a ``RoundResult``; ``result.bets[bet_id]`` is a ``BetResult`` (``staked``,
     ``returned``... as Decimal). Raises ``InvalidRecord(path, reason)``; nothing is settled then.
     """
-    pr = parse_record(record, rules, minor_units)
+    pr = parse_record(record, rules, minor_units, bet_class=BetResult)
     if pr.rules.shared_hand:
         return _settle_boundless(pr, grouped=True)
     return _settle_seated(pr)
@@ -497,7 +494,7 @@ def settle(record: Mapping, *, rules: RuleSet | None = None, minor_units: int = 
 def settle_naive(record: Mapping, *, rules: RuleSet | None = None, minor_units: int = 2) -> RoundResult:
     """Like ``settle`` but a boundless record is replayed once PER PLAYER (no grouping, no
     caching). Reference for tests and the benchmark; results are identical to ``settle``."""
-    pr = parse_record(record, rules, minor_units)
+    pr = parse_record(record, rules, minor_units, bet_class=BetResult)
     if pr.rules.shared_hand:
         return _settle_boundless(pr, grouped=False)
     return _settle_seated(pr)
