@@ -68,8 +68,10 @@ def post(postings, *, allow_negative=False):
     A key already posted with the same movement returns the existing transaction and moves no
     money; with a different movement it raises ``IdempotencyConflict``. Returns the transactions in
     the order of ``postings``. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
-    (a wallet would go below zero; with ``allow_negative`` it may, and is flagged instead: reversals
-    only, issue "void from SETTLED"), ``IdempotencyConflict`` (also for a key repeated within one call).
+    (a debit would leave a wallet below zero; with ``allow_negative`` it may, and is flagged instead:
+    reversals only, issue "void from SETTLED"; a credit to a wallet a reversal left negative is
+    always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
+    one call).
 
     Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing is ONE
     statement (``_post_postgresql``), so one posting outside a transaction is exactly one
@@ -121,7 +123,7 @@ def _post(postings, allow_negative, write):
 PREPARED_UP_TO = 16
 
 #: ``_post_postgresql``'s statement; ``{wallets}`` and the other fields are ``array_sql`` arrays.
-#: The first entry that takes a wallet below zero without ``allow_negative`` calls
+#: The first debit that leaves a wallet below zero without ``allow_negative`` calls
 #: ``ledger_overdraft`` (migration 0003), which fails the statement as the ``wallet_not_negative``
 #: constraint would, naming the posting.
 _POST_SQL = f"""
@@ -148,7 +150,7 @@ leg AS MATERIALIZED (
 entry AS (
     INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
     SELECT transaction_id, account, amount,
-           CASE WHEN balance_after < 0 AND NOT %(allow_negative)b::boolean
+           CASE WHEN balance_after < 0 AND amount < 0 AND NOT %(allow_negative)b::boolean
                 THEN ledger_overdraft(key, account, balance_after - amount, -amount) ELSE balance_after END
     FROM leg ORDER BY n),
 updated AS (
@@ -218,7 +220,7 @@ def _post_portable(postings, allow_negative, now):
             if wallet is not None:
                 wallet[0] += amount
                 if wallet[0] < 0:
-                    if not allow_negative:
+                    if amount < 0 and not allow_negative:
                         raise InsufficientFunds(f"{p.key}: wallet {account.pk} holds "
                                                 f"{wallet[0] - amount}, needs {-amount}")
                     wallet[1] = True

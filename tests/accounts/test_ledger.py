@@ -206,6 +206,37 @@ def test_reversal_may_take_a_wallet_negative_and_flags_it(wallet, house):
         ledger.post_stake(wallet=wallet, house=house, amount="0.01", key="stake:r")
 
 
+@pytest.mark.parametrize("batch", [False, True], ids=["one posting", "in a batch"])
+def test_a_wallet_a_reversal_left_negative_may_be_paid_but_not_debited(wallet, house, batch):
+    """A win settled after a reversal took the wallet below zero is paid (it owes less after);
+    a stake still needs funds; alone or inside a batch (a settlement posts its payouts in one)."""
+    other = ledger.wallet_for(player=make_player(), currency=wallet.currency)
+    ledger.deposit(wallet=other, amount="5.00", key="dep:o")
+    ledger.deposit(wallet=wallet, amount="1.00", key="dep:n")
+    ledger.post([ledger.Posting("reverse:n", "reversal", wallet, house, Decimal("3.00"))], allow_negative=True)
+    payout = ledger.Posting("payout:n", "payout", house, wallet, Decimal("0.50"))
+    stake = ledger.Posting("stake:n", "stake", wallet, house, Decimal("0.01"))
+    extra = [ledger.Posting("stake:o", "stake", other, house, Decimal("1.00"))] if batch else []
+    ledger.post([payout] + extra)
+    wallet.refresh_from_db()
+    assert wallet.balance == Decimal("-1.50") and wallet.negative_flagged
+    assert LedgerEntry.objects.get(transaction__key="payout:n", account=wallet).balance_after == Decimal("-1.50")
+    with pytest.raises(InsufficientFunds):
+        ledger.post([stake] + [ledger.Posting("stake:o2", "stake", other, house, Decimal("1.00"))] * batch)
+    assert balance(wallet) == Decimal("-1.50") and not LedgerTransaction.objects.filter(key="stake:n").exists()
+    assert reconcile().ok
+
+
+def test_a_posting_between_house_accounts_keeps_no_running_balance(eur, house):
+    """No player wallet in the movement: nothing to lock or keep a balance for."""
+    cashier = ledger.cashier_account(currency=eur)
+    txn = ledger.post_one(key="float:1", kind="deposit", source=cashier, destination=house, amount="50.00")
+    assert sorted((e.account_id, e.amount, e.balance_after) for e in txn.entries.all()) == sorted(
+        [(cashier.pk, Decimal("-50.00"), None), (house.pk, Decimal("50.00"), None)])
+    assert ledger.post_one(key="float:1", kind="deposit", source=cashier, destination=house, amount="50.00") == txn
+    assert reconcile().ok
+
+
 def test_adjustments_credit_and_debit(wallet, house):
     ledger.post_adjustment(wallet=wallet, house=house, amount="7.50", key="adjust:1")
     ledger.post_adjustment(wallet=wallet, house=house, amount="-2.50", key="adjust:2")
