@@ -1,5 +1,8 @@
 """The player API under hostile input: JSON errors only, real time zones, ordered date ranges."""
 
+import base64
+import json
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -34,3 +37,16 @@ def test_deeply_nested_json_is_invalid_input(api):
     deep = "[" * 100_000 + "]" * 100_000
     response = api.post("/api/v1/disputes/", deep, content_type="application/json")
     assert response.status_code == 400 and response.json()["code"] == "invalid_input"
+
+
+def _cursor(direction, position):
+    return base64.urlsafe_b64encode(json.dumps([direction, position]).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("placed_at", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00",
+                                       "2026-11-30T17:58:24"])
+def test_a_forged_cursor_outside_the_range_of_times_or_without_a_zone_is_invalid_input(api, placed_at):
+    """Cursors are the paginator's own (aware times, years 1-9999); a rewritten one is a 400."""
+    response = api.get(f"/api/v1/bets/?cursor={_cursor('n', [placed_at, 5])}")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
+    assert api.get(f"/api/v1/bets/?cursor={_cursor('n', ['2026-11-30T17:58:24+00:00', 5])}").status_code == 200

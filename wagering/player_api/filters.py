@@ -116,15 +116,21 @@ class BetFilter(filters.FilterSet):
         return zoneinfo.ZoneInfo(name) if name else UTC
 
     def _midnight(self, day):
-        return datetime.combine(day, time.min, tzinfo=self.zone())
+        """The midnight that starts ``day`` in the player's zone, in UTC; None where that instant
+        lies outside the years 1-9999 (``date_from=0001-01-01`` east of UTC): no bet is that early
+        or that late, so the bound filters nothing out."""
+        try:
+            return datetime.combine(day, time.min, tzinfo=self.zone()).astimezone(UTC)
+        except OverflowError:
+            return None
 
     def filter_date_from(self, queryset, name, value):
-        return queryset.filter(placed_at__gte=self._midnight(value))
+        start = self._midnight(value)
+        return queryset if start is None else queryset.filter(placed_at__gte=start)
 
     def filter_date_to(self, queryset, name, value):
-        if value == value.max:
-            return queryset
-        return queryset.filter(placed_at__lt=self._midnight(value + timedelta(days=1)))
+        end = None if value == value.max else self._midnight(value + timedelta(days=1))
+        return queryset if end is None else queryset.filter(placed_at__lt=end)
 
     def filter_tz(self, queryset, name, value):
         return queryset  # used by the date filters and for display

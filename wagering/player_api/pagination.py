@@ -9,6 +9,7 @@ walks its ``(player, placed_at, id)`` index instead of counting an offset.
 import base64
 import binascii
 import json
+from datetime import UTC, datetime
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import F
@@ -94,7 +95,7 @@ class KeysetPagination(BasePagination):
             model = request.parser_context["view"].get_queryset().model
             position = tuple(self._key_value(model._meta.get_field(name), value)
                              for name, value in zip(self.ordering, raw))
-        except (ValueError, TypeError, binascii.Error, DjangoValidationError, UnicodeDecodeError):
+        except (ValueError, TypeError, OverflowError, binascii.Error, DjangoValidationError, UnicodeDecodeError):
             raise ValidationError({self.cursor_query_param: "invalid cursor"}) from None
         return position, direction == "p"
 
@@ -105,6 +106,10 @@ class KeysetPagination(BasePagination):
         parsed = field.to_python(value)
         if parsed is None or isinstance(parsed, int) and not 0 <= parsed <= MAX_ID:
             raise ValueError
+        if isinstance(parsed, datetime):  # the paginator writes aware times within years 1-9999
+            if parsed.tzinfo is None:
+                raise ValueError
+            parsed = parsed.astimezone(UTC)  # OverflowError just outside that range
         return parsed
 
     # -- OpenAPI -------------------------------------------------------------------------------------
