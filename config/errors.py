@@ -3,6 +3,7 @@
 pages."""
 
 from django.http import JsonResponse
+from django.urls import Resolver404, resolve
 from django.views import defaults
 
 
@@ -20,6 +21,21 @@ def page_not_found(request, exception=None):
     if _is_api(request):
         return JsonResponse({"code": "not_found", "detail": "Not found."}, status=404)
     return defaults.page_not_found(request, exception)
+
+
+def api_path_not_found(request, rest=""):
+    """The last route under ``/api/``: a path no API route takes answers the JSON 404 whatever
+    ``DEBUG`` says, and is never redirected to the path with a slash added (``APPEND_SLASH``: a
+    redirected POST comes back as a GET, and a dispute would be lost); the detail names that path
+    when it exists."""
+    detail = "Not found."
+    if not request.path.endswith("/"):
+        try:
+            if resolve(request.path + "/").func is not api_path_not_found:
+                detail = f"Not found. This endpoint is {request.path}/ (with the trailing slash)."
+        except Resolver404:
+            pass
+    return JsonResponse({"code": "not_found", "detail": detail}, status=404)
 
 
 def server_error(request):

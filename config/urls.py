@@ -1,8 +1,10 @@
 """URL routes: the admin (operators), the game-server API and the player API."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
+from config.errors import api_path_not_found
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -10,6 +12,7 @@ urlpatterns = [
     path("api/v1/", include("wagering.player_api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="docs"),
+    re_path(r"^api/(?P<rest>.*)$", api_path_not_found),
 ]
 
 # JSON errors under /api/ (unknown paths included), Django's pages elsewhere: config.errors.

@@ -4,6 +4,7 @@ import base64
 import json
 
 import pytest
+from django.test import override_settings
 
 pytestmark = pytest.mark.django_db
 
@@ -31,6 +32,22 @@ def test_unknown_paths_are_json_404(api, path):
     response = api.get(path)
     assert response.status_code == 404 and response["Content-Type"].startswith("application/json")
     assert response.json()["code"] == "not_found" and response.json()["detail"]
+
+
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_a_path_without_its_slash_is_a_json_404_naming_it_not_a_redirect(api, method):
+    """APPEND_SLASH would redirect (a POST then comes back as a GET and the dispute is lost; under
+    DEBUG Django refuses with a 500)."""
+    response = getattr(api, method)("/api/v1/disputes", {"bets": [1], "reason": "x"}, content_type="application/json")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert "/api/v1/disputes/" in response.json()["detail"]
+    assert api.get("/api/v1/nope").json()["detail"] == "Not found."
+
+
+@override_settings(DEBUG=True)
+def test_unknown_api_paths_are_json_even_under_debug(api):
+    response = api.get("/api/game/v1/tables/%C3%A9/nope")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
 
 
 def test_deeply_nested_json_is_invalid_input(api):
