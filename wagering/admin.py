@@ -5,9 +5,11 @@ import csv
 from datetime import datetime
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.views.main import ERROR_FLAG
 from django.core.exceptions import PermissionDenied
-from django.http import StreamingHttpResponse
-from django.urls import path
+from django.http import HttpResponseRedirect, StreamingHttpResponse
+from django.urls import path, reverse
 from django.utils import timezone
 
 from config.backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
@@ -158,10 +160,15 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
         return [path("export.csv", self.admin_site.admin_view(self.export_csv), name="wagering_bet_export")] + super().get_urls()
 
     def export_csv(self, request):
-        """The current search as CSV, streamed (``.iterator``): a million rows never sit in memory."""
+        """The current search as CSV, streamed (``.iterator``): a million rows never sit in memory.
+        A query the list itself refuses (an unknown field, a malformed lookup) goes back to the
+        list's "?e=1" page, as the list does."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        queryset = self.get_changelist_instance(request).queryset
+        try:
+            queryset = self.get_changelist_instance(request).queryset
+        except IncorrectLookupParameters:
+            return HttpResponseRedirect(f"{reverse('admin:wagering_bet_changelist')}?{ERROR_FLAG}=1")
         zone = operator_zone(request)
 
         class Echo:

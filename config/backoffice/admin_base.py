@@ -129,13 +129,13 @@ class InputFilter(admin.ListFilter):
         try:
             if kind == "number":
                 value = Decimal(raw)
-                return value if value.is_finite() and abs(value) < MAX_AMOUNT else None
+                return value if value.is_finite() and value.copy_abs() < MAX_AMOUNT else None
             if kind == "date":
                 day = datetime.strptime(raw, "%Y-%m-%d").date()
                 if not MIN_YEAR <= day.year <= MAX_YEAR:
                     return None
                 return datetime.combine(day, time(0), tzinfo=operator_zone(request))
-        except (InvalidOperation, ValueError, OverflowError):
+        except (ArithmeticError, ValueError):  # InvalidOperation, decimal Overflow, OverflowError
             return None
         return raw
 

@@ -48,6 +48,8 @@ class ResettleForm(ReasonForm):
             record = json.loads(self.cleaned_data["record"])
         except json.JSONDecodeError as e:
             raise forms.ValidationError(f"not JSON: {e}") from None
+        except RecursionError:
+            raise forms.ValidationError("not a round record: nested too deeply") from None
         if not isinstance(record, dict):
             raise forms.ValidationError("a round record is a JSON object")
         return record

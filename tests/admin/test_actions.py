@@ -100,6 +100,13 @@ def test_resettle_rejects_an_invalid_record(client, settled_round, supervisor):
     assert "Step 2 of 2" not in page.content.decode() and "errorlist" in page.content.decode()
 
 
+def test_resettle_refuses_a_record_nested_too_deeply(client, settled_round, supervisor):
+    round_, _ = settled_round
+    page = _client(client, supervisor).post(reverse("admin:tables_round_resettle", args=[round_.pk]),
+                                            {"record": "[" * 50_000 + "]" * 50_000, "reason": "r", "preview": "1"})
+    assert page.status_code == 200 and "nested too deeply" in page.content.decode()
+
+
 def test_resolve_dispute_with_adjustment_is_idempotent(client, settled_round, officer):
     round_, bets = settled_round
     dispute = open_dispute(player=bets[1].player, bets=[bets[1]], reason="the dealer misread")

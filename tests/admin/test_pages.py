@@ -62,6 +62,18 @@ def test_csv_export_streams_the_search(admin_client_, settled_round):
     assert {r[rows[0].index("outcome")] for r in rows[1:]} == {"win", "lose"}
 
 
+@pytest.mark.parametrize("query", [{"foo": "1"}, {"p": "99999"}, {"id__exact": "abc"}])
+def test_csv_export_of_a_query_the_list_refuses_goes_back_to_the_list(admin_client_, query):
+    response = admin_client_.get(reverse("admin:wagering_bet_export"), query)
+    assert response.status_code == 302 and response["Location"] == reverse("admin:wagering_bet_changelist") + "?e=1"
+
+
+@pytest.mark.parametrize("name", ["wagering_bet_changelist", "wagering_bet_export"])
+def test_an_amount_beyond_decimal_range_is_ignored_not_a_500(admin_client_, settled_round, name):
+    response = admin_client_.get(reverse(f"admin:{name}"), {"stake_min": "1e999999999", "stake_max": "-1e999999999"})
+    assert response.status_code == 200
+
+
 def test_player_page_lists_wallets_bets_and_entries(admin_client_, settled_round):
     round_, bets = settled_round
     page = admin_client_.get(reverse("admin:accounts_player_change", args=[bets[0].player_id])).content.decode()
