@@ -18,10 +18,19 @@ def actor_fields(actor, actor_user=None):
     return (actor or "system")[:100], actor_user
 
 
+#: The longest reason or dispute note an operator may write (the player API's dispute reason: the same).
+MAX_REASON = 4000
+
+
 def require_reason(reason):
-    """``reason`` stripped; raises ``ReasonRequired`` if it is blank or not a string."""
+    """``reason`` stripped; raises ``ReasonRequired`` if it is blank or not a string, holds a NUL
+    character (PostgreSQL text cannot store one) or is longer than ``MAX_REASON`` characters."""
     if not isinstance(reason, str) or not reason.strip():
         raise ReasonRequired("a reason is required")
+    if "\x00" in reason:
+        raise ReasonRequired("a reason cannot contain NUL characters")
+    if len(reason.strip()) > MAX_REASON:
+        raise ReasonRequired(f"a reason is at most {MAX_REASON:,} characters")
     return reason.strip()
 
 

@@ -9,14 +9,17 @@ does). Money is ``Decimal`` (or a decimal string) in the currency's major units,
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import LedgerTransaction
+from accounts.models import LedgerTransaction, Player
 from accounts.money import parse_amount
 from accounts.services import house_account, post_adjustment, wallet_for
 from wagering.models import Bet
 
 from . import audit
-from .exceptions import AdjustmentNotAllowed, MixedCurrencies, NoBets, NotOwnBets
+from .exceptions import AdjustmentNotAllowed, AlreadyDisputed, MixedCurrencies, NoBets, NotOwnBets
 from .models import Dispute, DisputeNote, OperatorAction
+
+#: A dispute not yet decided: its bets cannot be disputed again until it is.
+PENDING = (Dispute.Status.OPEN, Dispute.Status.INVESTIGATING)
 
 #: House account that manual adjustments are posted against (one per currency).
 ADJUSTMENTS_ACCOUNT = "adjustments"
@@ -25,8 +28,9 @@ ADJUSTMENTS_ACCOUNT = "adjustments"
 @transaction.atomic
 def open_dispute(*, player, bets, reason):
     """Open a dispute of ``player`` (a ``Player``) about ``bets`` (``Bet`` instances or pks, all the
-    player's own, all in one currency) with ``reason`` (non-blank). Returns the ``Dispute``.
-    Raises ``NoBets``, ``NotOwnBets``, ``MixedCurrencies``, ``ReasonRequired``."""
+    player's own, all in one currency, none in a dispute still open or under investigation) with
+    ``reason`` (non-blank). Returns the ``Dispute``. Raises ``NoBets``, ``NotOwnBets``,
+    ``MixedCurrencies``, ``AlreadyDisputed``, ``ReasonRequired``."""
     reason = audit.require_reason(reason)
     pks = {b.pk if isinstance(b, Bet) else int(b) for b in bets}
     if not pks:
@@ -37,6 +41,11 @@ def open_dispute(*, player, bets, reason):
     currencies = {currency for _, _, currency in found}
     if len(currencies) != 1:
         raise MixedCurrencies(f"the bets are in several currencies: {sorted(currencies)}")
+    Player.objects.select_for_update().filter(pk=player.pk).exists()  # one dispute at a time per player
+    pending = (Dispute.bets.through.objects.filter(bet_id__in=pks, dispute__status__in=PENDING)
+               .order_by("bet_id").values_list("bet_id", "dispute_id").first())
+    if pending:
+        raise AlreadyDisputed(f"bet {pending[0]} is already in dispute {pending[1]}, not yet decided")
     dispute = Dispute.objects.create(player=player, reason=reason, currency_id=currencies.pop())
     dispute.bets.set(pks)
     return dispute

@@ -30,6 +30,13 @@ class NotOwnBets(DisputeError):
     status = 403
 
 
+class AlreadyDisputed(DisputeError):
+    """A bet named in a dispute that is still open or under investigation."""
+
+    code = "dispute_exists"
+    status = 409
+
+
 class MixedCurrencies(DisputeError):
     """The bets of one dispute must be in one currency (its adjustment is one ledger posting)."""
 

@@ -27,6 +27,18 @@ def test_raise_and_follow_a_dispute(api, alice, premium_round):
     assert [d["id"] for d in api.get("/api/v1/disputes/").json()["results"]] == [dispute["id"]]
 
 
+def test_a_bet_in_an_undecided_dispute_cannot_be_disputed_again(api, alice, premium_round):
+    bet = Bet.objects.filter(player=alice).values_list("pk", flat=True).first()
+    first = api.post("/api/v1/disputes/", {"bets": [bet], "reason": "not paid"}, format="json")
+    again = api.post("/api/v1/disputes/", {"bets": [bet], "reason": "still not paid"}, format="json")
+    assert first.status_code == 201 and again.status_code == 409, again.content
+    assert again.json()["code"] == "dispute_exists" and str(first.json()["id"]) in again.json()["detail"]
+    operator = UserFactory(is_staff=True)
+    assign_dispute(dispute=first.json()["id"], assignee=operator, actor=operator)
+    resolve_dispute(dispute=first.json()["id"], upheld=False, resolution="paid as the rules say", actor=operator)
+    assert api.post("/api/v1/disputes/", {"bets": [bet], "reason": "I disagree"}, format="json").status_code == 201
+
+
 def test_disputes_are_private(api, bob, premium_round):
     bobs_bet = Bet.objects.get(player=bob).pk
     response = api.post("/api/v1/disputes/", {"bets": [bobs_bet], "reason": "x"}, format="json")

@@ -36,6 +36,17 @@ def test_a_player_disputes_only_their_own_bets(disputed):
     assert (dispute.status, dispute.currency_id, list(dispute.bets.all())) == ("open", "EUR", [own])
 
 
+@pytest.mark.parametrize("reason", ["a\x00b", "x" * 4001])
+def test_a_reason_with_a_nul_or_over_4000_characters_is_refused(disputed, reason):
+    player, own, _ = disputed
+    with pytest.raises(ReasonRequired):
+        disputes.open_dispute(player=player, bets=[own], reason=reason)
+    dispute = disputes.open_dispute(player=player, bets=[own], reason="x" * 4000)
+    with pytest.raises(ReasonRequired):
+        disputes.add_note(dispute=dispute, author=UserFactory(), text=reason)
+    assert not dispute.notes.exists()
+
+
 def test_upheld_dispute_posts_its_adjustment_once_and_is_audited(disputed):
     player, own, _ = disputed
     officer, boss = UserFactory(), UserFactory()

@@ -231,7 +231,8 @@ class DisputeListView(PlayerAPIView):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(s.DisputeSerializer(page, many=True).data)
 
-    @extend_schema(request=s.DisputeRequestSerializer, responses={201: s.DisputeSerializer, **ERRORS},
+    @extend_schema(request=s.DisputeRequestSerializer, responses={201: s.DisputeSerializer, **ERRORS,
+                                                                 409: ErrorSerializer},
                    summary="Dispute some of your bets; operators answer in the back office")
     def post(self, request):
         body = s.DisputeRequestSerializer(data=request.data)
