@@ -1,6 +1,6 @@
 """The operator site's glue: roles (groups and permissions), shared admin pieces, action views."""
 
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
 
 
@@ -11,10 +11,13 @@ def _create_roles(sender, using="default", **kwargs):
 
 
 class BackofficeConfig(AppConfig):
-    """Creates the operator roles after every ``migrate`` (so ``make run`` ends up with them)."""
+    """Creates the operator roles after every ``migrate`` (so ``make run`` ends up with them).
+    Django sends ``post_migrate`` only for apps with models, which this one has not: the roles
+    follow the signal of ``settlement``, the last app whose models they give permissions on."""
 
     name = "config.backoffice"
     verbose_name = "Operator site"
 
     def ready(self):
-        post_migrate.connect(_create_roles, sender=self, dispatch_uid="backoffice.create_roles")
+        post_migrate.connect(_create_roles, sender=apps.get_app_config("settlement"),
+                             dispatch_uid="backoffice.create_roles")
