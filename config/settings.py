@@ -150,6 +150,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",
+    # Operations are described by their summary: the views' docstrings (their base classes') are
+    # about the code, not for API users.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
 }
 
 # --- Celery (namespace CELERY) ---------------------------------------------------------------------
