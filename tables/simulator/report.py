@@ -63,7 +63,9 @@ def theory(variant: str, group: str, rules) -> float:
 
 def ratio_ci(pairs) -> tuple[float, float, float]:
     """Ratio estimate ΣY/ΣX and its 95% interval from per-round (staked X, returned Y) pairs
-    (the delta method: rounds are independent, bets within a round are not)."""
+    (the delta method: rounds are independent, bets within a round are not). The interval is a
+    normal approximation, cut at 0 (no bet returns less than nothing); with few winning rounds of a
+    rare side bet it is far too narrow or wide: the report says so."""
     n = len(pairs)
     sx = sum(x for x, _ in pairs)
     r = float(sum(y for _, y in pairs) / sx)
@@ -72,7 +74,7 @@ def ratio_ci(pairs) -> tuple[float, float, float]:
     mean_x = float(sx) / n
     var = sum((float(y) - r * float(x)) ** 2 for x, y in pairs) / (n - 1) / n / mean_x ** 2
     half = Z95 * math.sqrt(var)
-    return r, r - half, r + half
+    return r, max(0.0, r - half), r + half
 
 
 def build_report(round_ids, tables) -> Report:
@@ -163,7 +165,8 @@ def format_report(report: Report, result) -> str:
     add("\nObserved RTP (95% confidence interval from the per-round return variance) vs theory")
     add("  (main game = main bets, bets behind and insurance; theory = the published maximum with perfect")
     add("  basic strategy; the simulated players deviate and time out, so the main game runs a little lower;")
-    add("  side bets: the exact RTP of the table's pay table):")
+    add("  side bets: the exact RTP of the table's pay table; a side bet paid in few rounds has an")
+    add("  unreliable interval (a normal approximation): hundreds of rounds say little about it):")
     add(f"  {'variant':<10}{'bet':<12}{'rounds':>7}{'bets':>9}{'staked':>14}{'returned':>14}"
         f"{'RTP':>9}  {'95% CI':<19}{'theory':>8}")
     for ln in report.rtp:

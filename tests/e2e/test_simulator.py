@@ -11,7 +11,7 @@ from django.db.models import Sum
 from tables.engine import card_value
 from tables.models import Round, RoundEvent, Shoe
 from tables.simulator import SimConfig, run_simulation
-from tables.simulator.report import build_report
+from tables.simulator.report import build_report, ratio_ci
 from wagering.models import Bet, BetExtra
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -113,3 +113,11 @@ def test_simulator_shoe_as_persisted(run):
         assert max(Counter(c for r in rounds for c in _cards(r.record)).values()) <= 8
     finished = [s for s in sorted(logs) if shoes[s].cut_card_out]
     assert finished and all(s + 1 in shoes for s in finished)
+
+
+def test_rtp_interval_of_a_rare_side_bet_never_goes_below_zero():
+    """One round in 40 pays 30:1 (a rare side bet): the normal approximation's lower end would be
+    negative; no bet returns less than nothing."""
+    pairs = [(Decimal(1), Decimal(31) if i == 0 else Decimal(0)) for i in range(40)]
+    rtp, low, high = ratio_ci(pairs)
+    assert rtp == pytest.approx(31 / 40) and low == 0.0 and high > rtp
