@@ -19,8 +19,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from accounts.exceptions import InvalidAmount, LedgerError
+from accounts.exceptions import InsufficientFunds, InvalidAmount, LedgerError
 from accounts.models import Account
+from accounts.services import wallet_for
 from config.backoffice.money import format_money
 from settlement import disputes
 from settlement import services as settlement
@@ -53,6 +54,16 @@ class ResettleForm(ReasonForm):
         if not isinstance(record, dict):
             raise forms.ValidationError("a round record is a JSON object")
         return record
+
+
+def _refusal(error, player, currency):
+    """The operator's sentence for a refused adjustment: for ``InsufficientFunds``, what the player's
+    wallet holds and what the debit needs, in money format (the ledger's own message names its
+    key, the wallet's id and four decimals); else the error's message."""
+    if not isinstance(error, InsufficientFunds):
+        return str(error)
+    holds = wallet_for(player=player, currency=currency).balance
+    return f"{player.code}'s wallet holds {format_money(holds, currency, code=True)}: too little for that debit."
 
 
 def _require(request, perm):
@@ -213,7 +224,8 @@ def dispute_resolve(request, dispute_id):
                     disputes.resolve_dispute(dispute=dispute.pk, upheld=upheld, resolution=form.cleaned_data["reason"],
                                              adjustment=amount if upheld else None, actor=request.user)
             except (WageringError, LedgerError, InvalidAmount) as e:
-                form.add_error(None, f"Dispute {dispute.pk} was not resolved: {e}")
+                form.add_error(None, f"Dispute {dispute.pk} was not resolved: "
+                                     f"{_refusal(e, dispute.player, dispute.currency)}")
             else:
                 messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.")
                 return redirect(_dispute_url(dispute_id))
@@ -237,7 +249,7 @@ def account_adjust(request, account_id):
                                            reason=form.cleaned_data["reason"], actor=request.user,
                                            key=form.cleaned_data["key"])
             except (WageringError, LedgerError) as e:
-                messages.error(request, f"No adjustment: {e}")
+                messages.error(request, f"No adjustment: {_refusal(e, wallet.player, wallet.currency)}")
             else:
                 messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))

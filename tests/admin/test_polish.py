@@ -166,6 +166,9 @@ def test_a_refused_resolution_keeps_the_input(admin_client_, settled_round):
     url = reverse("admin:settlement_dispute_resolve", args=[dispute.pk])
     page = admin_client_.post(url, {"decision": "upheld", "adjustment": "-100000.00", "reason": "a debit too big"}).content.decode()
     assert "was not resolved" in page and "a debit too big" in page
+    wallet = Account.objects.select_related("currency").get(player=bets[1].player, currency="EUR")
+    assert f"wallet holds {format_money(wallet.balance, wallet.currency, code=True)}: too little" in page
+    assert "adjust:dispute:" not in page  # the ledger's key is not the operator's business
     dispute.refresh_from_db()
     assert dispute.status == Dispute.Status.OPEN  # the assignment rolled back with the refusal
 
