@@ -5,6 +5,7 @@ pages."""
 from django.http import JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 
 
 def _is_api(request):
@@ -23,6 +24,7 @@ def page_not_found(request, exception=None):
     return defaults.page_not_found(request, exception)
 
 
+@csrf_exempt  # API clients send tokens, not the admin's CSRF cookie: a POST gets the JSON 404 too
 def api_path_not_found(request, rest=""):
     """The last route under ``/api/``: a path no API route takes answers the JSON 404 whatever
     ``DEBUG`` says, and is never redirected to the path with a slash added (``APPEND_SLASH``: a

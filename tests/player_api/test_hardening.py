@@ -4,7 +4,7 @@ import base64
 import json
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 pytestmark = pytest.mark.django_db
 
@@ -37,8 +37,9 @@ def test_unknown_paths_are_json_404(api, path):
 @pytest.mark.parametrize("method", ["get", "post"])
 def test_a_path_without_its_slash_is_a_json_404_naming_it_not_a_redirect(api, method):
     """APPEND_SLASH would redirect (a POST then comes back as a GET and the dispute is lost; under
-    DEBUG Django refuses with a 500)."""
-    response = getattr(api, method)("/api/v1/disputes", {"bets": [1], "reason": "x"}, content_type="application/json")
+    DEBUG Django refuses with a 500). CSRF checks on, as for a real client with a token."""
+    client = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=api._credentials["HTTP_AUTHORIZATION"])
+    response = getattr(client, method)("/api/v1/disputes", {"bets": [1], "reason": "x"}, content_type="application/json")
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     assert "/api/v1/disputes/" in response.json()["detail"]
     assert api.get("/api/v1/nope").json()["detail"] == "Not found."
