@@ -112,18 +112,20 @@ class BetResult(Bet):
       explanation: human-readable "why was I paid this".
     """
 
-    # set together by ``_settled``: _a = (staked, returned, outcome, extras, insurance, pattern,
-    # odds), possibly shared by every bet of the same path and stake (boundless); _ctx = (rules,
-    # minor_units, late); _plan: the hands' plan (main / behind); _hands: built on first access
-    __slots__ = ("_a", "_ctx", "_plan", "path", "_hands")
+    # _r = (amounts, ctx, plan, path), set by ``_settled`` and shared by every bet of the same
+    # boundless path, stake and insurance: amounts = (staked, returned, outcome, extras, insurance,
+    # pattern, odds); ctx = (rules, minor_units, late); plan: the hands' plan (main / behind).
+    # _hands: built on first access (unset until then).
+    __slots__ = ("_r", "_hands")
 
-    staked = property(lambda self: self._a[0])
-    returned = property(lambda self: self._a[1])
-    outcome = property(lambda self: self._a[2])
-    extras = property(lambda self: dict(self._a[3]))
-    insurance = property(lambda self: self._a[4])
-    pattern = property(lambda self: self._a[5])
-    odds = property(lambda self: self._a[6])
+    staked = property(lambda self: self._r[0][0])
+    returned = property(lambda self: self._r[0][1])
+    outcome = property(lambda self: self._r[0][2])
+    extras = property(lambda self: dict(self._r[0][3]))
+    insurance = property(lambda self: self._r[0][4])
+    pattern = property(lambda self: self._r[0][5])
+    odds = property(lambda self: self._r[0][6])
+    path = property(lambda self: self._r[3])
 
     @property
     def net(self) -> Decimal:
@@ -133,10 +135,12 @@ class BetResult(Bet):
     @property
     def hands(self) -> list:
         """Per-hand detail for this bet (built on first access; cheap for 20,000 bets)."""
-        if self._hands is None:
-            self._hands = [] if self._plan is None else _hand_results(
-                self._ctx[0], self._plan, self.stake, self._ctx[1], self._ctx[2])
-        return self._hands
+        try:
+            return self._hands
+        except AttributeError:
+            _, ctx, plan, _ = self._r
+            self._hands = [] if plan is None else _hand_results(ctx[0], plan, self.stake, ctx[1], ctx[2])
+            return self._hands
 
     @property
     def explanation(self) -> str:
@@ -310,7 +314,7 @@ def _amounts(rules: RuleSet, plan: tuple, s: Decimal, insured: bool, dealer_bj: 
 
 def _settled(bet: BetResult, amounts: tuple, ctx=None, plan=None, path=None) -> BetResult:
     """Settle ``bet`` in place (see ``BetResult``'s slots) and return it."""
-    bet._a, bet._ctx, bet._plan, bet.path, bet._hands = amounts, ctx, plan, path, None
+    bet._r = (amounts, ctx, plan, path)
     return bet
 
 
@@ -430,7 +434,7 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
     path_of: dict = {}  # actions -> (path index, plan)
     # grouped: every bet on the same path with the same stake and insurance flag is settled alike
     # (rounding is per bet on its own stake, so equal stakes round equally):
-    # (actions, stake, insurance) -> (amounts, ctx, plan, path index, None): a BetResult's slots
+    # (actions, stake, insurance) -> [their shared BetResult._r, number of bets]
     settled_as: dict = {}
     max_pos = 2
     results = {}
@@ -442,8 +446,8 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
             results[bet.id] = _side(bet, pat, odds, mu)
             continue
         group = (bet.actions, bet.stake, bet.insured)
-        slots = settled_as.get(group) if grouped else None
-        if slots is None:
+        shared = settled_as.get(group) if grouped else None
+        if shared is None:
             key = bet.actions
             known = path_of.get(key) if grouped else None
             if known is None:
@@ -460,14 +464,16 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
                 if grouped:
                     path_of[key] = known
             p, plan = known
-            slots = (_amounts(rules, plan, bet.stake, bet.insured, dealer_bj, mu, late), ctx, plan, p, None)
+            shared = [(_amounts(rules, plan, bet.stake, bet.insured, dealer_bj, mu, late), ctx, plan, p), 0]
             if grouped:
-                settled_as[group] = slots
-        bet._a, bet._ctx, bet._plan, bet.path, bet._hands = slots
+                settled_as[group] = shared
+            else:
+                paths[p]["bets"] += 1
+        shared[1] += 1
+        bet._r = shared[0]
         results[bet.id] = bet
-    for bet in results.values():
-        if bet.path is not None:
-            paths[bet.path]["bets"] += 1
+    for r, n in settled_as.values():
+        paths[r[3]]["bets"] += n
     if max_pos < len(pc):
         raise InvalidRecord("player_cards", f"{len(pc) - max_pos} card(s) left over "
                             f"(no player took them)")
