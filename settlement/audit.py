@@ -25,13 +25,14 @@ MAX_REASON = 4000
 def require_reason(reason):
     """``reason`` stripped; raises ``ReasonRequired`` if it is blank or not a string, holds a NUL
     character (PostgreSQL text cannot store one) or is longer than ``MAX_REASON`` characters."""
-    if not isinstance(reason, str) or not reason.strip():
+    text = reason.strip() if isinstance(reason, str) else ""
+    if not text:
         raise ReasonRequired("a reason is required")
-    if "\x00" in reason:
+    if "\x00" in text:
         raise ReasonRequired("a reason cannot contain NUL characters")
-    if len(reason.strip()) > MAX_REASON:
+    if len(text) > MAX_REASON:
         raise ReasonRequired(f"a reason is at most {MAX_REASON:,} characters")
-    return reason.strip()
+    return text
 
 
 def record(*, actor, action, target, reason, actor_user=None, **payload):

@@ -3,7 +3,7 @@ ranges) and a paginator that never counts a million rows."""
 
 import zoneinfo
 from datetime import datetime, time, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.conf import settings
 from django.contrib import admin, messages

@@ -58,8 +58,8 @@ class ResettleForm(ReasonForm):
 
 def _refusal(error, player, currency):
     """The operator's sentence for a refused adjustment: for ``InsufficientFunds``, what the player's
-    wallet holds and what the debit needs, in money format (the ledger's own message names its
-    key, the wallet's id and four decimals); else the error's message."""
+    wallet holds, in money format (the ledger's own message names its key, the wallet's id and
+    four decimals); else the error's message."""
     if not isinstance(error, InsufficientFunds):
         return str(error)
     holds = wallet_for(player=player, currency=currency).balance

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
 
+from settlement.audit import MAX_REASON
 from settlement.models import Dispute
 
 from ..models import Bet, BetExtra
@@ -267,5 +268,5 @@ class DisputeSerializer(serializers.ModelSerializer):
 class DisputeRequestSerializer(serializers.Serializer):
     bets = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = serializers.CharField(max_length=4000, validators=[RegexValidator(VISIBLE_CHARACTER, "write a reason")],
+    reason = serializers.CharField(max_length=MAX_REASON, validators=[RegexValidator(VISIBLE_CHARACTER, "write a reason")],
                                    help_text="What is wrong, in your words.")
