@@ -69,3 +69,15 @@ def test_a_reason_of_spaces_is_refused_by_the_api_and_by_its_schema(api, alice, 
     assert response.status_code == 400 and response.json()["detail"].startswith("reason:"), response.json()
     accepted = api.post("/api/v1/disputes/", {"bets": [bet], "reason": blank + "x"}, format="json")
     assert accepted.status_code == 201 and accepted.json()["reason"] == "x"
+
+
+def test_a_reason_with_a_nul_is_refused_by_the_api_and_by_its_schema(api, alice, premium_round):
+    """DRF refuses NUL in any text; the schema said nothing, so Schemathesis once sent one as valid."""
+    bet = Bet.objects.filter(player=alice).first().pk
+    pattern = api.get("/api/schema/?format=json").json()["components"]["schemas"]["DisputeRequest"][
+        "properties"]["reason"]["pattern"]
+    for reason in ("M\x00x", "\x00M", "M\x00"):
+        assert re.search(pattern, reason) is None
+        response = api.post("/api/v1/disputes/", {"bets": [bet], "reason": reason}, format="json")
+        assert response.status_code == 400 and response.json()["detail"].startswith("reason:"), response.json()
+    assert re.search(pattern, "M \n x")

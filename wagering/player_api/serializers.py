@@ -13,12 +13,15 @@ from accounts.models import Account, LedgerEntry
 from settlement.audit import MAX_REASON
 from settlement.models import Dispute
 
-from ..models import Bet, BetExtra
+from ..models import Bet, BetExtra, bet_money
 from .pagination import MAX_ID
 
-# A character Python's str.strip() keeps, spelled out so that the schema's ECMA-262 regex and Python's
-# re agree on it (they differ on what "\S" means: \x1c-\x1f and \x85 are space only to Python).
-VISIBLE_CHARACTER = r"[^\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+# The characters Python's str.strip() removes, spelled out so that the schema's ECMA-262 regex and
+# Python's re agree on them (they differ on what "\s" means: \x1c-\x1f and \x85 are space only to Python).
+SPACE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: A reason: some character strip() keeps, and no NUL (which DRF refuses: the schema says so too).
+#: Spaces, then a visible character, then the rest: linear to match, whatever the text.
+REASON_PATTERN = rf"^[{SPACE}]*[^\x00{SPACE}][^\x00]*$"
 AMOUNT_SCHEMA = {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?$", "example": "12.50"}
 
 
@@ -108,14 +111,15 @@ def bet_row(row, zone):
     shows it with ``zone`` (a ``tzinfo``) the current time zone. A plain function: DRF's field
     machinery cost most of a list request's CPU."""
     units = row["currency__minor_units"]
+    staked, returned, net = bet_money(row["stake"], row["extras_total"], row["returned"], row["state"])
     return {
         "id": row["id"],
         "round": {"id": row["round_id"], "external_id": row["round__external_id"], "table": row["table__code"],
                   "variant": row["table__variant"], "currency": row["currency_id"],
                   "shoe_round": row["round__shoe_round"], "state": row["round__state"]},
         "type": row["type"], "seat": row["seat"], "currency": row["currency_id"],
-        "stake": amount_string(row["stake"], units), "staked": amount_string(row["staked"], units),
-        "returned": amount_string(row["returned_total"], units), "net": amount_string(row["net"], units),
+        "stake": amount_string(row["stake"], units), "staked": amount_string(staked, units),
+        "returned": amount_string(returned, units), "net": amount_string(net, units),
         "state": row["state"], "outcome": row["outcome"],
         "placed_at": iso_time(row["placed_at"], zone), "settled_at": iso_time(row["settled_at"], zone),
     }
@@ -268,5 +272,5 @@ class DisputeSerializer(serializers.ModelSerializer):
 class DisputeRequestSerializer(serializers.Serializer):
     bets = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = serializers.CharField(max_length=MAX_REASON, validators=[RegexValidator(VISIBLE_CHARACTER, "write a reason")],
+    reason = serializers.CharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
                                    help_text="What is wrong, in your words.")
