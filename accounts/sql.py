@@ -4,6 +4,8 @@ Django's psycopg cursor binds parameters on the client: a list becomes an array 
 element quoted and escaped in Python (for 60,000 JSON texts, most of a settlement's time). Here the
 parameters go to the server in binary (``%b`` placeholders), length-prefixed, never escaped."""
 
+import time
+
 import psycopg
 from django.db import connection
 
@@ -18,7 +20,8 @@ def execute_binary(sql, params, *, prepare=False, jit=True):
     (a list or a dict: ``list`` values become arrays, cast them in ``sql``: ``%b::bigint[]``;
     money as ``Decimal``) on Django's
     connection, in its current transaction. Returns the result rows (a list of tuples; empty for a
-    statement without result). Database errors are raised as Django's (``IntegrityError``…).
+    statement without result). Database errors are raised as Django's (``IntegrityError``…). The
+statement is logged in ``connection.queries`` as Django's cursor logs (DEBUG, tests counting queries).
 
     ``prepare=True``: run ``sql`` as a prepared statement of the connection (parsed once; planned
     once when PostgreSQL finds its generic plan as good as a custom one, which it does when the
@@ -32,15 +35,18 @@ def execute_binary(sql, params, *, prepare=False, jit=True):
     raw = connection.connection
     if prepare and raw.prepare_threshold is None:
         raw.prepare_threshold = ONLY_WHEN_ASKED
+    start = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
         if not jit:
             cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
             restore = cursor.fetchone()[0]
         cursor.execute(sql, params, prepare=prepare)
-        rows = cursor.fetchall() if cursor.description else []
+        rows = cursor.fetchall() if cursor.pgresult.status == psycopg.pq.ExecStatus.TUPLES_OK else []
         if not jit:
             cursor.execute("SELECT set_config('jit', %s, true)", [restore])
-        return rows
+    if connection.queries_logged:  # DEBUG, or a test capturing queries: logged as Django's cursor does
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
+    return rows
 
 
 def array_sql(name, values, sql_type, *, spread):
@@ -54,3 +60,22 @@ def array_sql(name, values, sql_type, *, spread):
         placeholders = ", ".join(f"%({n})b::{sql_type}" for n in names)
         return f"ARRAY[{placeholders}]::{sql_type}[]", dict(zip(names, values))
     return f"%({name})b::{sql_type}[]", {name: list(values)}
+
+
+def values_rows(queryset):
+    """The rows of a ``.values()`` queryset (a list of dicts, as iterating it gives), on PostgreSQL
+    run as a prepared statement: parsed and planned once per connection and query shape instead
+    of per call (planning a list page's joins cost more than running them). For a query run often
+    for a few rows (a page); on any other database the queryset is simply iterated."""
+    if connection.vendor != "postgresql":
+        return list(queryset)
+    query = queryset.query
+    compiler = query.get_compiler(queryset.db)
+    sql, params = compiler.as_sql()
+    rows = execute_binary(sql, params, prepare=True)
+    converters = compiler.get_converters([column[0] for column in compiler.select[:compiler.col_count]])
+    if converters:
+        rows = compiler.apply_converters(rows, converters)
+    names = list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
+                                                           *query.annotation_select]
+    return [dict(zip(names, row)) for row in rows]

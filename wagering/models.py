@@ -112,6 +112,24 @@ class Bet(models.Model):
     def __str__(self):
         return f"{self.type} {self.stake} ({self.record_id})"
 
+    # -- money of a bet read with ``wagering.selectors.with_money`` (its ``extras_total``) ----------
+
+    @property
+    def staked(self):
+        """The original stake plus every extra stake (``Decimal``, major units)."""
+        return bet_money(self.stake, self.extras_total, self.returned, self.state)[0]
+
+    @property
+    def returned_total(self):
+        """Everything credited back: ``returned`` once settled, all that was staked once refunded,
+        None while open (``Decimal``, major units)."""
+        return bet_money(self.stake, self.extras_total, self.returned, self.state)[1]
+
+    @property
+    def net(self):
+        """``returned_total - staked`` (negative: the player lost), None while open."""
+        return bet_money(self.stake, self.extras_total, self.returned, self.state)[2]
+
     def stake_key(self):
         """Ledger key of the stake debit."""
         return f"stake:{self.pk}"
@@ -119,6 +137,17 @@ class Bet(models.Model):
     def refund_key(self):
         """Ledger key of the stake's refund."""
         return f"refund:{self.pk}"
+
+
+def bet_money(stake, extras_total, returned, state):
+    """``(staked, returned_total, net)`` of a bet (``Bet.staked`` and the others) from its
+    ``stake``, the sum of its extra stakes, its ``returned`` (None until settled) and its
+    ``state``: a refunded bet got everything staked back (RULES.md 10). Amounts are ``Decimal``
+    in major units; ``returned_total`` and ``net`` are None while the bet is open."""
+    staked = stake + extras_total
+    if returned is None and state == Bet.State.REFUNDED:
+        returned = staked
+    return staked, returned, None if returned is None else returned - staked
 
 
 class BetExtra(models.Model):

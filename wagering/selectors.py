@@ -25,17 +25,14 @@ ZERO = Value(Decimal(0), output_field=DecimalField(**MONEY))
 
 
 def with_money(bets):
-    """``bets`` (a ``Bet`` queryset) annotated with ``extras_total`` (sum of its extra stakes),
-    ``staked`` (original stake + extras), ``returned_total`` (what came back: ``returned`` once
-    settled, everything staked once refunded, None while open) and ``net`` (``returned_total`` -
-    ``staked``, None while open). The currency is the bet's own ``currency_id``."""
+    """``bets`` (a ``Bet`` queryset) annotated with ``extras_total``, the sum of each bet's extra
+    stakes (0 without any), from which ``Bet.staked``, ``Bet.returned_total`` and ``Bet.net`` (or
+    ``wagering.models.bet_money`` for a value row) give its money: one subquery, where annotating
+    those three as well repeated it four times in the SQL (and so in its compiling and planning).
+    The currency is the bet's own ``currency_id``."""
     extras = (BetExtra.objects.filter(bet=OuterRef("pk")).order_by().values("bet")
               .annotate(total=Sum("amount")).values("total"))
-    bets = bets.annotate(extras_total=Coalesce(Subquery(extras, output_field=DecimalField(**MONEY)), ZERO))
-    bets = bets.annotate(staked=F("stake") + F("extras_total"))
-    refunded = Case(When(state=Bet.State.REFUNDED, then=F("staked")), default=None, output_field=DecimalField(**MONEY))
-    bets = bets.annotate(returned_total=Coalesce("returned", refunded))
-    return bets.annotate(net=F("returned_total") - F("staked"))
+    return bets.annotate(extras_total=Coalesce(Subquery(extras, output_field=DecimalField(**MONEY)), ZERO))
 
 
 def bets_for_player(player):
@@ -66,10 +63,10 @@ def bet_rows_for_player(player):
     return _all_bet_rows().filter(player=player)
 
 
-#: The values of a bet in a list (``bet_rows_for_player``): the bet, its money annotations, its
+#: The values of a bet in a list (``bet_rows_for_player``): the bet, its ``extras_total``, its
 #: round's public fields, its table's code and variant and its currency's minor units (the page's
 #: rounds are joined; table and currency are small).
-BET_ROW = ("id", "type", "seat", "stake", "staked", "returned_total", "net", "state", "outcome", "placed_at",
+BET_ROW = ("id", "type", "seat", "stake", "extras_total", "returned", "state", "outcome", "placed_at",
            "settled_at", "currency_id", "currency__minor_units", "table__code", "table__variant", "round_id",
            "round__external_id", "round__shoe_round", "round__state")
 

@@ -34,6 +34,8 @@ class KeysetPagination(BasePagination):
     ordering = ("id",)
     page_size = 50
     max_page_size = 200
+    #: Reads a page from its sliced queryset: ``list``, or e.g. ``accounts.sql.values_rows``.
+    fetch = staticmethod(list)
     cursor_query_param = "cursor"
     page_size_query_param = "page_size"
 
@@ -52,7 +54,7 @@ class KeysetPagination(BasePagination):
             keys = Tuple(*(F(name) for name in self.ordering))
             queryset = queryset.filter((TupleGreaterThan if backwards else TupleLessThan)(keys, position))
         direction = "" if backwards else "-"
-        rows = list(queryset.order_by(*(direction + name for name in self.ordering))[:size + 1])
+        rows = self.fetch(queryset.order_by(*(direction + name for name in self.ordering))[:size + 1])
         more = len(rows) > size
         rows = rows[:size]
         if backwards:

@@ -24,6 +24,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from accounts.selectors import wallets_of
+from accounts.sql import values_rows
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
 
@@ -67,6 +68,7 @@ class BetPagination(KeysetPagination):
 
     ordering = ("placed_at", "id")
     page_size = 20
+    fetch = staticmethod(values_rows)  # a prepared statement on PostgreSQL: planned once per shape
 
     def get_paginated_response_schema(self, schema):
         page = super().get_paginated_response_schema(schema)
