@@ -161,8 +161,9 @@ def sql_floor(reads, runs=30):
 
 def arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker (default 4)")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4: 2 per core)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads per worker (default 1: gunicorn's sync worker; threads share the GIL)")
     parser.add_argument("--seconds", type=int, default=10, help="duration of each scenario (default 10)")
     parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
     parser.add_argument("--only", help="run only the scenarios whose name contains this")
