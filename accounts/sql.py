@@ -21,7 +21,8 @@ def execute_binary(sql, params, *, prepare=False, jit=True):
     money as ``Decimal``) on Django's
     connection, in its current transaction. Returns the result rows (a list of tuples; empty for a
     statement without result). Database errors are raised as Django's (``IntegrityError``…). The
-statement is logged in ``connection.queries`` as Django's cursor logs (DEBUG, tests counting queries).
+    statement is logged in ``connection.queries`` as Django's cursor logs (DEBUG, tests counting
+    queries).
 
     ``prepare=True``: run ``sql`` as a prepared statement of the connection (parsed once; planned
     once when PostgreSQL finds its generic plan as good as a custom one, which it does when the
@@ -66,8 +67,9 @@ def values_rows(queryset):
     """The rows of a ``.values()`` queryset (a list of dicts, as iterating it gives), on PostgreSQL
     run as a prepared statement: parsed and planned once per connection and query shape instead
     of per call (planning a list page's joins cost more than running them). For a query run often
-    for a few rows (a page); on any other database the queryset is simply iterated."""
-    if connection.vendor != "postgresql":
+    for a few rows (a page); on any other database, or another database alias than the one
+    ``execute_binary`` runs on (a read replica), the queryset is simply iterated."""
+    if connection.vendor != "postgresql" or queryset.db != connection.alias:
         return list(queryset)
     query = queryset.query
     compiler = query.get_compiler(queryset.db)
