@@ -60,7 +60,22 @@ def array_sql(name, values, sql_type, *, spread):
         names = [f"{name}_{i}" for i in range(len(values))]
         placeholders = ", ".join(f"%({n})b::{sql_type}" for n in names)
         return f"ARRAY[{placeholders}]::{sql_type}[]", dict(zip(names, values))
+    if sql_type in NUMBER_TYPES:
+        return f"%({name})s::{sql_type}[]", {name: number_array(values)}
     return f"%({name})b::{sql_type}[]", {name: list(values)}
+
+
+#: The SQL types ``number_array`` writes.
+NUMBER_TYPES = ("bigint", "integer", "numeric")
+
+
+def number_array(values):
+    """``values`` (``int`` or finite ``Decimal``, no None) as ONE PostgreSQL array literal
+    (``"{1,2.50}"``), for a text placeholder cast to a ``NUMBER_TYPES`` array (``%s::numeric[]``).
+    For bulk arrays of numbers: psycopg dumps each element of a list in Python, a ``Decimal`` to
+    binary in about 2 µs; joining their ``str`` takes a tenth of that, and PostgreSQL parses the
+    text as fast. A value that is not a number makes PostgreSQL refuse the statement."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 def values_rows(queryset):

@@ -4,15 +4,26 @@ Run workers with ``celery -A config worker`` and exactly ONE beat with ``celery 
 (schedules live in the database, editable in the admin via django-celery-beat).
 """
 
+import gc
 import os
 
 from celery import Celery
+from celery.signals import worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_init.connect
+def freeze_startup_objects(**kwargs):
+    """Once a worker process has loaded Django and the tasks, move what it loaded out of the
+    garbage collector's reach (``gc.freeze``): those objects live as long as the process, and a
+    big settlement (tens of thousands of results) triggers full collections that would traverse
+    them every time (measured: the engine and detail encoding of a 60,000-bet round 0.30 -> 0.16 s)."""
+    gc.freeze()
 
 
 @app.task(name="config.health_check", ignore_result=False)

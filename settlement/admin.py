@@ -18,7 +18,7 @@ from tables.replay import build_replay
 
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
-from .models import Alert, BetSettlement, Dispute, DisputeNote, OperatorAction, RoundCorrection
+from .models import Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
 
 
 class NoteInline(ReadOnlyInline):
@@ -166,13 +166,15 @@ class RoundCorrectionAdmin(RoundColumnMixin, ReadOnlyAdmin):
     list_select_related = ("round__table",)
 
 
-@admin.register(BetSettlement)
-class BetSettlementAdmin(ReadOnlyAdmin):
-    list_display = ("bet_shown", "correction", "settled_at")
-    list_select_related = ("bet__currency",)
+@admin.register(SettlementDetail)
+class SettlementDetailAdmin(RoundColumnMixin, ReadOnlyAdmin):
+    """The distinct bet details of each settlement (bets settled alike share one), newest first."""
 
-    @admin.display(description="bet")
-    def bet_shown(self, settlement):
-        bet = settlement.bet
-        return f"{bet.pk} {bet.type} {format_money(bet.stake, bet.currency, code=True)} ({bet.record_id})"
+    list_display = ("pk", "round_name", "correction", "settled_at", "detail_short")
+    ordering = ("-id",)
+    list_select_related = ("round__table",)
     show_full_result_count = False
+
+    @admin.display(description="detail")
+    def detail_short(self, settlement):
+        return (settlement.detail or {}).get("explanation", "")[:120]

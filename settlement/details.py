@@ -1,9 +1,9 @@
-"""The detail settlement stores for each bet (``BetSettlement.detail``): the engine's
+"""The detail settlement stores for each bet (``SettlementDetail.detail``): the engine's
 ``BetResult.to_dict()`` (ROUND_RECORD.md "Result": hands, decisions, odds, insurance, side-bet
 pattern, explanation) without the record's ids (``wagering.selectors.PRIVATE_DETAIL``: ``id``,
 ``player``, ``path``), which the bet row holds and no reader shows.
 
-Without its ids, a detail is the same for every bet settled alike, so it is built and encoded once
+Without its ids, a detail is the same for every bet settled alike, so it is built and stored once
 per kind of bet, not once per bet (a boundless round of 20,000 players has a few dozen kinds):
 
 - a boundless main bet's detail is fixed by its path (the actions taken; the engine replays each
@@ -12,8 +12,6 @@ per kind of bet, not once per bet (a boundless round of 20,000 players has a few
 
 A seat's main bet or bet behind (classic, premium) is built on its own: its hands are its seat's.
 """
-
-import json
 
 from wagering.selectors import PRIVATE_DETAIL
 
@@ -35,18 +33,18 @@ def stored_detail(result):
     return detail
 
 
-def encode_details(results):
-    """The details of ``results`` (an iterable of ``BetResult``) as JSON: ``(texts, index)``, where
-    ``texts`` are the distinct details' JSON texts and ``index[i]`` is the position in ``texts``
-    of the ``i``-th result's detail."""
-    texts, positions, index = [], {}, []
+def distinct_details(results):
+    """The details of ``results`` (an iterable of ``BetResult``), each built once: ``(details,
+    index)``, where ``details`` are the distinct details (dicts, ``stored_detail``) and
+    ``index[i]`` is the position in ``details`` of the ``i``-th result's."""
+    details, positions, index = [], {}, []
     for result in results:
         kind = _kind(result)
         position = positions.get(kind) if kind is not None else None
         if position is None:
-            position = len(texts)
-            texts.append(json.dumps(stored_detail(result), separators=(",", ":")))
+            position = len(details)
+            details.append(stored_detail(result))
             if kind is not None:
                 positions[kind] = position
         index.append(position)
-    return texts, index
+    return details, index

@@ -1,4 +1,4 @@
-"""Settlement's rows: each bet's settled detail, record corrections, operator alerts, disputes and
+"""Settlement's rows: the settled details of bets, record corrections, operator alerts, disputes and
 the operator audit trail. Written only by ``settlement.services`` / ``settlement.disputes``;
 money columns use ``accounts.models.MONEY`` (``Decimal`` in the currency's major units).
 """
@@ -14,21 +14,24 @@ from wagering.exceptions import IllegalTransition
 from wagering.models import Bet
 
 
-class BetSettlement(models.Model):
-    """How one bet was settled (ROUND_RECORD.md "Result"): ``detail`` is the engine's
+class SettlementDetail(models.Model):
+    """How bets of ``round`` were settled (ROUND_RECORD.md "Result"): ``detail`` is the engine's
     ``BetResult.to_dict()`` (hands with cards, score, outcome, stake, ``odds`` N of N:1 and return
     rounded down to the minor unit (RULES 5); insurance; side-bet ``pattern``), so a page can show
-    "stake × (odds + 1), rounded down"; without the record's ids (``settlement.details``; rows
-    written before that may still carry ``id``, ``player``, ``path``, which readers leave out). ``correction`` is the ``RoundCorrection`` sequence it was
-    computed from (0 = the original record). Rewritten by a resettle; a void keeps it."""
+    "stake × (odds + 1), rounded down"; without the record's ids (``settlement.details``), so
+    that bets settled alike share ONE row: a boundless round of 20,000 players writes a few
+    dozen, and each bet points at its own (``Bet.settlement``). ``correction`` is the
+    ``RoundCorrection`` sequence it was computed from (0 = the original record). Never rewritten:
+    a resettle writes the correction's own rows and points the bets at them, so the earlier
+    details stay as evidence; a void keeps the pointers."""
 
-    bet = models.OneToOneField(Bet, on_delete=models.PROTECT, primary_key=True, related_name="settlement")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="settlement_details")
     correction = models.PositiveIntegerField(default=0)
     detail = models.JSONField()
     settled_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
-        return f"settlement of bet {self.bet_id}"
+        return f"settlement detail {self.pk} of round {self.round_id} (correction {self.correction})"
 
 
 class RoundCorrection(models.Model):

@@ -16,7 +16,6 @@ Amounts are ``Decimal`` in the table currency's major units. ``actor`` is a Djan
 operator) or a string label (``system``, ``game-server:<user>``); see ``settlement.audit``.
 """
 
-import json
 import logging
 import os
 import sys
@@ -31,7 +30,7 @@ from django.utils import timezone
 from accounts.models import Account, LedgerTransaction
 from accounts.reconcile import reconcile
 from accounts.services import Posting, post
-from accounts.sql import execute_binary
+from accounts.sql import execute_binary, number_array
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from tables.models import Round, RoundEvent
@@ -41,8 +40,8 @@ from wagering.models import Bet
 from wagering.services import refund_bets
 
 from . import audit
-from .details import encode_details
-from .models import Alert, BetSettlement, OperatorAction, RoundCorrection
+from .details import distinct_details
+from .models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 
 logger = logging.getLogger(__name__)
 State = Round.State
@@ -70,45 +69,30 @@ def _wallets(round_, bets=None):
         player_id__in=Subquery(bets.values("player_id")))}
 
 
-def _write_bets(round_, rows, state, now):
-    """Set ``state``, ``outcome``, ``returned`` and ``settled_at=now`` on many bets of ``round_`` at
-    once; ``rows``: list of ``(bet pk, outcome, returned Decimal)``. One ``UPDATE ... FROM unnest``
-    on PostgreSQL (arrays sent in binary, ``accounts.sql``), ``bulk_update`` elsewhere. The bets
-    are found through their round (its index), then joined to the rows: joined on the primary key
-    alone, the planner hashed the whole bet table."""
+def _write_results(round_, results, correction, now):
+    """Write the engine's results for bets of ``round_`` (``{bet pk: BetResult}``): each distinct
+    detail (``settlement.details``) as one ``SettlementDetail`` of ``correction``, then every bet
+    SETTLED with its ``outcome``, ``returned``, ``settled_at=now`` and detail. On PostgreSQL the
+    bets take ONE ``UPDATE ... FROM unnest`` (numbers sent as array literals, ``accounts.sql``);
+    they are found through their round (its index), then joined to the rows: joined on the primary
+    key alone, the planner hashed the whole bet table. Elsewhere ``bulk_update``."""
+    details, index = distinct_details(results.values())
+    rows = SettlementDetail.objects.bulk_create(
+        [SettlementDetail(round=round_, correction=correction, detail=d, settled_at=now) for d in details])
+    settlements = [rows[n].pk for n in index]
     if connection.vendor == "postgresql":
         execute_binary(
             f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
-            "settled_at = %b::timestamptz FROM unnest(%b::bigint[], %b::varchar[], %b::numeric[]) "
-            "AS u(id, outcome, returned) WHERE b.round_id = %b::bigint AND b.id = u.id",
-            [state, now, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], round_.pk])
+            "settled_at = %b::timestamptz, settlement_id = u.settlement "
+            "FROM unnest(%s::bigint[], %b::varchar[], %s::numeric[], %s::bigint[]) AS u(id, outcome, returned, settlement) "
+            "WHERE b.round_id = %b::bigint AND b.id = u.id",
+            [Bet.State.SETTLED, now, number_array(results), [r.outcome for r in results.values()],
+             number_array(r.returned for r in results.values()), number_array(settlements), round_.pk])
         return
-    Bet.objects.bulk_update([Bet(pk=pk, state=state, outcome=outcome, returned=returned, settled_at=now)
-                             for pk, outcome, returned in rows],
-                            ["state", "outcome", "returned", "settled_at"], batch_size=1000)
-
-
-def _write_details(details, correction, now):
-    """Store each bet's detail (``{bet pk: BetResult}``; ``settlement.details``) as its
-    ``BetSettlement``, replacing the previous one (a resettle). Each distinct detail is encoded once
-    and, on PostgreSQL, sent and parsed once: one ``INSERT ... ON CONFLICT`` joins the bets (pk,
-    position of their detail) to the distinct texts, arrays sent in binary (``accounts.sql``)."""
-    texts, index = encode_details(details.values())
-    if connection.vendor == "postgresql":
-        execute_binary(
-            "WITH d AS MATERIALIZED (SELECT t::jsonb AS detail, n FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n)) "
-            f"INSERT INTO {BetSettlement._meta.db_table} (bet_id, correction, detail, settled_at) "
-            "SELECT u.id, %b::integer, d.detail, %b::timestamptz FROM unnest(%b::bigint[], %b::bigint[]) AS u(id, n) "
-            "JOIN d ON d.n = u.n + 1 ON CONFLICT (bet_id) DO UPDATE SET correction = EXCLUDED.correction, "
-            "detail = EXCLUDED.detail, settled_at = EXCLUDED.settled_at",
-            [texts, correction, now, list(details), index])
-        return
-    decoded = [json.loads(text) for text in texts]
-    BetSettlement.objects.bulk_create(
-        [BetSettlement(bet_id=pk, correction=correction, detail=decoded[n], settled_at=now)
-         for pk, n in zip(details, index)],
-        batch_size=5000, update_conflicts=True, unique_fields=["bet"],
-        update_fields=["correction", "detail", "settled_at"])
+    Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=r.outcome, returned=r.returned,
+                                 settled_at=now, settlement_id=settlement)
+                             for (pk, r), settlement in zip(results.items(), settlements)],
+                            ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
 
 
 def _flag_negative(round_, players, why):
@@ -126,20 +110,17 @@ def _flag_negative(round_, players, why):
 def _settle_locked(round_, result, bets, *, correction, actor="system", actor_user=None):
     """Write ``result`` (the engine's ``RoundResult``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
-    bet's detail stored, the ``settled`` event written, the round SETTLED. ``bets``:
+    bet's detail stored (``SettlementDetail``), the ``settled`` event written, the round SETTLED. ``bets``:
     ``{record_id: (bet pk, player_id)}``."""
-    now = timezone.now()
-    rows, details, paid = [], {}, []
+    results, paid = {}, []
     for record_id, r in result.bets.items():
         pk, player_id = bets[record_id]
-        rows.append((pk, r.outcome, r.returned))
-        details[pk] = r
+        results[pk] = r
         if r.returned:
             paid.append((pk, player_id, r.returned))
-    _write_bets(round_, rows, Bet.State.SETTLED, now)
-    _write_details(details, correction, now)
+    _write_results(round_, results, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
-          bets=len(rows), staked=str(result.total_staked), returned=str(result.total_returned)).save()
+          bets=len(results), staked=str(result.total_staked), returned=str(result.total_returned)).save()
     # The payouts last: their wallet locks are held only until the commit (the players' next bets
     # wait for them). Only the paid players' wallets are read, found by the returns just written.
     house, wallets = table_house(round_.table), _wallets(round_, Bet.objects.filter(round=round_, returned__gt=0))
@@ -167,7 +148,7 @@ def _fail(round_, reason):
 def settle_round(*, round_id):
     """Settle a RESULTED round (RULES.md 5, 8; ROUND_RECORD.md "Result") with the rules engine, in one
     transaction: every bet SETTLED with its outcome and return, every non-zero return posted
-    (``payout:<bet>``), each bet's engine detail kept (``BetSettlement``), the ``settled`` event,
+    (``payout:<bet>``), each bet's engine detail kept (``SettlementDetail``), the ``settled`` event,
     the round SETTLED. A round in any other state is left alone (a duplicate or late delivery).
     A record the engine rejects, or whose bets differ from the round's, sends the round to
     SETTLEMENT_FAILED with the reason (and an ``Alert``) instead of raising. Returns the ``Round``.
@@ -287,7 +268,6 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
 def _resettle_locked(round_, result, bets, n, label, user):
     """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``);
     returns ``{record_id: difference}`` of the bets whose return changed."""
-    now = timezone.now()
     house, wallets = table_house(round_.table), _wallets(round_)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
@@ -302,9 +282,7 @@ def _resettle_locked(round_, result, bets, n, label, user):
     post(credits)
     post(debits, allow_negative=True)
     _flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
-    _write_bets(round_, [(bets[rid].pk, r.outcome, r.returned) for rid, r in result.bets.items()], Bet.State.SETTLED,
-                now)
-    _write_details({bets[rid].pk: r for rid, r in result.bets.items()}, n, now)
+    _write_results(round_, {bets[rid].pk: r for rid, r in result.bets.items()}, n, timezone.now())
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
     return diffs

@@ -1,7 +1,7 @@
 """Reads of bets and rounds that the player API and the operator admin (Bet Record) share.
 
 Money is ``Decimal`` in the currency's major units. The detail of a bet (hands, decisions with
-auto-play marked, side-bet pattern, odds) is settlement's stored ``BetSettlement.detail``, or before
+auto-play marked, side-bet pattern, odds) is settlement's stored ``SettlementDetail.detail``, or before
 settlement the rules engine's replay of the round's effective record (``tables.engine.settle``),
 which gives the same answer.
 """
@@ -181,7 +181,7 @@ def _dealer(cards):
 def bet_replay(bet):
     """What the Bet Record shows of ``bet``'s play (``bet.round`` with its table and currency
     loaded, best with its settlement too, as ``bet_details_for_player`` does): a dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail
-    as settlement stored it (``BetSettlement.detail``), or, before settlement, as the engine replays
+    as settlement stored it (``SettlementDetail.detail``), or, before settlement, as the engine replays
     the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``; main/behind:
     ``hands`` (cards, score, outcome, stake, return, odds, ``decisions`` ``[{"action", "by":
     "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and ``odds``; ``explanation``.

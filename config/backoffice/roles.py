@@ -29,7 +29,7 @@ VIEWABLE = {
     "accounts": ["currency", "player", "account", "ledgertransaction", "ledgerentry"],
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra"],
-    "settlement": ["betsettlement", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
+    "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
 }
 VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"
 #: Role -> its permissions beyond viewing ("app_label.codename").

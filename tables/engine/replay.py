@@ -14,7 +14,7 @@ from . import sidebets
 from .hand import hand_value, is_blackjack, score
 from .handplay import HandPlay, dealer_cards_needed, play_hands
 from .legal import why_illegal
-from .money import fmt
+from .money import fmt, round_down
 from .payouts import hand_outcome, hand_return, insurance_return, insurance_stake
 from .record import Bet, InvalidRecord, ParsedRecord, parse_record
 from .rules import RuleSet
@@ -319,7 +319,6 @@ def _settled(bet: BetResult, amounts: tuple, ctx=None, plan=None, path=None) -> 
 
 
 def _side(bet: BetResult, pattern, odds, mu: int) -> BetResult:
-    from .money import round_down
     s = bet.stake
     ret = s + round_down(s * odds, mu) if pattern else s * 0
     return _settled(bet, (s, ret, "win" if pattern else "lose", {}, None, pattern, odds))

@@ -203,7 +203,7 @@ def test_round_page_shows_the_latest_events_and_links_to_all(admin_client_, sett
     assert events.count(f"{round_.table.code}/{round_.external_id}") >= total
 
 
-@pytest.mark.parametrize("name", ["settlement_betsettlement", "settlement_roundcorrection", "settlement_alert",
+@pytest.mark.parametrize("name", ["settlement_settlementdetail", "settlement_roundcorrection", "settlement_alert",
                                   "settlement_dispute", "tables_roundevent", "tables_shoe", "tables_round",
                                   "accounts_account", "accounts_ledgertransaction", "wagering_bet"])
 def test_lists_show_no_storage_decimals(admin_client_, settled_round, name):

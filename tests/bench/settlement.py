@@ -6,11 +6,12 @@ and a premium round with 7 seats and 200 bets behind, stakes debited through the
 each round's task to one subprocess worker (``-P solo`` on its own queue, so the task runs in the
 process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED. Beside it, the
 floor: the same bet updates, bet details and ledger rows (transactions, entries with the wallets'
-balance_after, wallet balances) written by one hand-written SQL transaction, parameters in binary,
+balance_after, wallet balances) written by one hand-written SQL transaction,
 with the commit's deferred foreign-key checks, on an identical copy of the boundless round. Also
 prints the share of the boundless settlement's bet updates PostgreSQL made in place (HOT updates,
 ``wagering`` migration 0003). Exits 1 if the settle path is more than 3x the floor."""
 
+import json
 import os
 import random
 import signal
@@ -142,16 +143,16 @@ def _settle_via_worker(round_, queue):
 
 
 def _floor(round_, wallets, house):
-    """The same writes as settling ``round_`` by hand-written SQL in one transaction, parameters
-    sent in binary (results and their detail texts computed by the engine and
-    ``settlement.details`` beforehand, not timed): bets, details (each distinct text sent and
-    parsed once, as settle does), payout transactions, entries with the wallets' ``balance_after``
+    """The same writes as settling ``round_`` by hand-written SQL in one transaction, numbers sent
+    as array literals and texts in binary (``accounts.sql``; results and their details computed by
+    the engine and ``settlement.details`` beforehand, not timed): the round's distinct details,
+    bets pointing at them, payout transactions, entries with the wallets' ``balance_after``
     (read under the lock), wallet balances, then the deferred foreign-key checks a commit runs
     (``SET CONSTRAINTS ALL IMMEDIATE``) before the rollback. Returns seconds."""
     from django.db import transaction
 
-    from accounts.sql import execute_binary
-    from settlement.details import encode_details
+    from accounts.sql import execute_binary, number_array
+    from settlement.details import distinct_details
     from tables.engine import settle
     from wagering.models import Bet
 
@@ -160,7 +161,8 @@ def _floor(round_, wallets, house):
     bets = dict(Bet.objects.filter(round=round_).values_list("record_id", "pk"))
     players = dict(Bet.objects.filter(round=round_).values_list("pk", "player_id"))
     rows = [(bets[rid], r.outcome, r.returned) for rid, r in result.bets.items()]
-    texts, index = encode_details(result.bets.values())
+    details, index = distinct_details(result.bets.values())
+    texts = [json.dumps(d) for d in details]
     paid = [(pk, ret) for pk, _, ret in rows if ret]
     dest = [wallets[players[pk]].pk for pk, _ in paid]
     amounts = [ret for _, ret in paid]
@@ -172,24 +174,27 @@ def _floor(round_, wallets, house):
         for w, x in zip(dest, amounts):
             balances[w] += x
             after.append(balances[w])
-        execute_binary("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now()
-                          FROM unnest(%b::bigint[], %b::text[], %b::numeric[]) AS u(id, o, r)
+        detail_ids = [row[0] for row in execute_binary(
+            """INSERT INTO settlement_settlementdetail (round_id, correction, detail, settled_at)
+               SELECT %b, 0, t::jsonb, now() FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n) ORDER BY n
+               RETURNING id""", [round_.pk, texts])]
+        execute_binary("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now(),
+                          settlement_id = u.s
+                          FROM unnest(%s::bigint[], %b::text[], %s::numeric[], %s::bigint[]) AS u(id, o, r, s)
                           WHERE b.round_id = %b AND b.id = u.id""",
-                       [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], round_.pk])
-        execute_binary("""WITH d AS MATERIALIZED (SELECT t::jsonb AS d, n FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n))
-                          INSERT INTO settlement_betsettlement (bet_id, correction, detail, settled_at)
-                          SELECT u.id, 0, d.d, now() FROM unnest(%b::bigint[], %b::bigint[]) AS u(id, n)
-                          JOIN d ON d.n = u.n + 1""", [texts, [r[0] for r in rows], index])
+                       [number_array(r[0] for r in rows), [r[1] for r in rows], number_array(r[2] for r in rows),
+                        number_array(detail_ids[n] for n in index), round_.pk])
         txn_ids = [row[0] for row in execute_binary(
             """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
                SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%b::bigint[]) WITH ORDINALITY
                AS u(id, n) ORDER BY n RETURNING id""", [[pk for pk, _ in paid]])]
         execute_binary("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
-                          SELECT * FROM unnest(%b::bigint[], %b::bigint[], %b::numeric[], %b::numeric[])""",
-                       [txn_ids * 2, [house.pk] * len(paid) + dest, [-a for a in amounts] + amounts,
-                        [None] * len(paid) + after])
-        execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%b::bigint[], %b::numeric[]) "
-                       "AS u(id, b) WHERE a.id = u.id", [list(balances), list(balances.values())])
+                          SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %b::numeric[])""",
+                       [number_array(txn_ids * 2), number_array([house.pk] * len(paid) + dest),
+                        number_array([-a for a in amounts] + amounts), [None] * len(paid) + after])
+        execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%s::bigint[], %s::numeric[]) "
+                       "AS u(id, b) WHERE a.id = u.id AND a.id = ANY(%s::bigint[])",
+                       [number_array(balances), number_array(balances.values()), number_array(balances)])
         execute_binary("SET CONSTRAINTS ALL IMMEDIATE", [])  # what COMMIT would check
         transaction.set_rollback(True)  # the floor's rows are not kept (the round stays RESULTED)
     return time.perf_counter() - start

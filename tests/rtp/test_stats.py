@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from settlement import rtp_watch
-from settlement.models import Alert, BetSettlement
+from settlement.models import Alert, SettlementDetail
 from tables.models import Round, TheoreticalRtp
 from tables.rtp import rules_key
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
@@ -67,7 +67,8 @@ def _bet(round_, player, bet_type, stake, returned, *, staked=None, insurance=No
     detail = {"staked": staked or stake, "returned": returned}
     if bet_type in ("main", "behind"):
         detail["insurance"] = {"stake": insurance[0], "returned": insurance[1]} if insurance else None
-    BetSettlement.objects.create(bet=bet, detail=detail)
+    bet.settlement = SettlementDetail.objects.create(round=round_, detail=detail)
+    bet.save(update_fields=["settlement"])
     return bet
 
 

@@ -9,7 +9,7 @@ from accounts.models import Account
 from accounts.services import withdraw
 from settlement import services
 from settlement.exceptions import ReasonRequired
-from settlement.models import Alert, BetSettlement, OperatorAction, RoundCorrection
+from settlement.models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 from tables import services as rounds
 from tables.models import Round
 from tests.factories import BoundlessTableFactory, UserFactory
@@ -39,7 +39,7 @@ def test_settle_pays_each_return_once_and_keeps_the_engine_detail():
         assert detail["returned"] == str(expected) and detail["explanation"]
     # zero returns are not posted
     assert keys("payout:") == {f"payout:{b.pk}" for b in Bet.objects.filter(round=round_, returned__gt=0)}
-    double = BetSettlement.objects.get(bet__round=round_, bet__record_id="double").detail
+    double = Bet.objects.get(round=round_, record_id="double").settlement.detail
     assert double["hands"][0]["odds"] == "1" and double["hands"][0]["stake"] == "20.00"  # stake x odds shown
     assert round_.events.filter(kind="settled").count() == 1
 
@@ -147,6 +147,9 @@ def test_resettle_posts_only_the_differences_and_keeps_the_original_record():
     hit, double = (Bet.objects.get(round=round_, record_id=r) for r in ("hit", "double"))
     assert keys("resettle:") == {f"resettle:{hit.pk}:1", f"resettle:{double.pk}:1"}
     assert hit.settlement.correction == 1 and hit.settlement.detail["outcome"] == "push"
+    # the first settlement's details stay as evidence beside the correction's
+    first = SettlementDetail.objects.filter(round=round_, correction=0)
+    assert first.filter(detail__outcome="win", detail__stake="10.00", detail__type="main").exists()
     # a second correction: the dealer busts with TH -> stand and auto win, bust bonus pays 1:1
     services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "TH"]),
                             reason="misread again", actor=operator)
