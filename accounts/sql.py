@@ -16,7 +16,8 @@ ONLY_WHEN_ASKED = 2**31 - 1
 
 
 def execute_binary(sql, params, *, prepare=False, jit=True):
-    """Run ``sql`` (PostgreSQL only; placeholders ``%b``, or ``%(name)b`` with a dict) with ``params``
+    """Run ``sql`` (PostgreSQL only; placeholders ``%b``, or ``%(name)b`` with a dict; ``%s`` for a
+    ``number_array`` literal) with ``params``
     (a list or a dict: ``list`` values become arrays, cast them in ``sql``: ``%b::bigint[]``;
     money as ``Decimal``) on Django's
     connection, in its current transaction. Returns the result rows (a list of tuples; empty for a
