@@ -15,7 +15,7 @@ from django.db import connection
 ONLY_WHEN_ASKED = 2**31 - 1
 
 
-def execute_binary(sql, params, *, prepare=False, jit=True):
+def execute_binary(sql, params, *, prepare=False, planner=None):
     """Run ``sql`` (PostgreSQL only; placeholders ``%b``, or ``%(name)b`` with a dict; ``%s`` for a
     ``number_array`` literal) with ``params``
     (a list or a dict: ``list`` values become arrays, cast them in ``sql``: ``%b::bigint[]``;
@@ -30,25 +30,33 @@ def execute_binary(sql, params, *, prepare=False, jit=True):
     row counts do not hang on parameter values: see ``array_sql``). For statements run often
     with a few rows; never for bulk arrays, whose generic plan would be a guess.
 
-    ``jit=False`` (inside a transaction): no JIT compilation for this statement. A statement that
-    joins CTEs (which have no statistics) is estimated at millions of rows for thousands, and
-    PostgreSQL then spends longer compiling it than running it. The setting is restored after."""
+    ``planner`` (inside a transaction): settings for this statement only (``{"jit": "off"}``), each
+    restored after it, for a bulk statement the planner misjudges (see ``_post_postgresql``)."""
     connection.ensure_connection()
     raw = connection.connection
     if prepare and raw.prepare_threshold is None:
         raw.prepare_threshold = ONLY_WHEN_ASKED
     start = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
-        if not jit:
-            cursor.execute("SELECT current_setting('jit'), set_config('jit', 'off', true)")
-            restore = cursor.fetchone()[0]
+        if planner:
+            restore = _set_config(cursor, planner)
         cursor.execute(sql, params, prepare=prepare)
         rows = cursor.fetchall() if cursor.pgresult.status == psycopg.pq.ExecStatus.TUPLES_OK else []
-        if not jit:
-            cursor.execute("SELECT set_config('jit', %s, true)", [restore])
+        if planner:
+            _set_config(cursor, restore)
     if connection.queries_logged:  # DEBUG, or a test capturing queries: logged as Django's cursor does
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - start:.3f}"})
     return rows
+
+
+def _set_config(cursor, settings):
+    """Set ``settings`` (``{name: value}``) for the rest of the transaction, in one round trip;
+    returns their values before."""
+    names = list(settings)
+    cursor.execute("SELECT " + ", ".join("current_setting(%s), set_config(%s, %s, true)" for _ in names),
+                   [x for name in names for x in (name, name, settings[name])])
+    row = cursor.fetchone()
+    return dict(zip(names, row[::2]))
 
 
 def array_sql(name, values, sql_type, *, spread):
