@@ -24,7 +24,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Subquery
 from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
@@ -37,7 +36,7 @@ from tables.models import Round, RoundEvent
 from tables.services import check_record, event, lock_round, table_house
 from wagering.exceptions import IllegalTransition
 from wagering.models import Bet
-from wagering.services import refund_bets
+from wagering.services import player_wallets, refund_bets
 
 from . import audit
 from .details import distinct_details
@@ -59,15 +58,6 @@ def pause_point(point):
 
 
 # --- writing results ------------------------------------------------------------------------------
-
-def _wallets(round_, bets=None):
-    """``{player_id: Account}``: the wallets, in ``round_``'s currency, of the players of ``bets`` (a
-    ``Bet`` queryset; default: every bet of ``round_``)."""
-    bets = Bet.objects.filter(round=round_) if bets is None else bets
-    return {a.player_id: a for a in Account.objects.filter(
-        kind=Account.Kind.WALLET, currency_id=round_.table.currency_id,
-        player_id__in=Subquery(bets.values("player_id")))}
-
 
 def _write_results(round_, results, correction, now):
     """Write the engine's results for bets of ``round_`` (``{bet pk: BetResult}``): each distinct
@@ -122,8 +112,9 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(results), staked=str(result.total_staked), returned=str(result.total_returned)).save()
     # The payouts last: their wallet locks are held only until the commit (the players' next bets
-    # wait for them). Only the paid players' wallets are read, found by the returns just written.
-    house, wallets = table_house(round_.table), _wallets(round_, Bet.objects.filter(round=round_, returned__gt=0))
+    # wait for them). Only the paid players' wallets are read.
+    house = table_house(round_.table)
+    wallets = player_wallets({player_id for _, player_id, _ in paid}, round_.table.currency)
     post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=house, destination=wallets[player_id], amount=returned)
           for pk, player_id, returned in paid])
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
@@ -184,7 +175,8 @@ def _reverse_locked(round_, label, user):
     which flags it and raises an ``Alert``). Bets become REFUNDED. Returns the events to write."""
     bets = list(round_.bets.filter(state=Bet.State.SETTLED).prefetch_related("extras"))
     events = refund_bets(round_, bets, actor=label, actor_user=user)
-    house, wallets = table_house(round_.table), _wallets(round_)
+    house = table_house(round_.table)
+    wallets = player_wallets({b.player_id for b in bets if b.returned}, round_.table.currency)
     post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
                   amount=b.returned, memo=f"void of settled round {round_}") for b in bets if b.returned],
          allow_negative=True)
@@ -268,9 +260,10 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
 def _resettle_locked(round_, result, bets, n, label, user):
     """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``);
     returns ``{record_id: difference}`` of the bets whose return changed."""
-    house, wallets = table_house(round_.table), _wallets(round_)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
+    house = table_house(round_.table)
+    wallets = player_wallets({bets[rid].player_id for rid in diffs}, round_.table.currency)
     credits, debits = [], []
     for rid, diff in diffs.items():
         bet = bets[rid]

@@ -3,6 +3,7 @@ parameters sent in binary (``accounts.sql.execute_binary``), where the ORM would
 of quoted parameters (``IN (...)`` lists) and build a model instance per event row.
 
 - ``lock_wallets``: the players' wallets locked in primary-key order, with their players;
+- ``wallets``: the wallets of thousands of players (a settlement's payouts, a void's refunds);
 - ``known_bets``: the bets already placed under some keys, or on some record ids of the round;
 - ``insert_bets``: the new bets and their ``bet_placed`` events.
 
@@ -16,7 +17,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Account, Player
-from accounts.sql import execute_binary
+from accounts.sql import BY_KEY, execute_binary, number_array
 from tables.models import RoundEvent
 
 from .models import Bet
@@ -57,6 +58,22 @@ def lock_wallets(currency, codes):
     for wallet, player in zip(wallets, _instances(Player, [row[width:] for row in rows], PLAYER_FIELDS)):
         wallet.player, wallet.currency = player, currency
     return wallets
+
+
+def wallets(currency, player_ids):
+    """The wallets in ``currency`` (a ``Currency``, set on each) of the players ``player_ids`` (ints),
+    found through the player index one by one whatever the estimates (``BY_KEY``): for the 10,000
+    winners of a round the planner scanned every wallet. Returns a list of ``Account``; the fields
+    outside ``WALLET_FIELDS`` are deferred."""
+    rows = execute_binary(
+        f"""SELECT {_select(Account, "a", WALLET_FIELDS)}
+            FROM unnest(%s::bigint[]) AS p(id) JOIN {Account._meta.db_table} AS a ON a.player_id = p.id
+            WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar""",
+        [number_array(player_ids), Account.Kind.WALLET.value, currency.pk], planner=BY_KEY)
+    found = _instances(Account, rows, WALLET_FIELDS)
+    for wallet in found:
+        wallet.currency = currency
+    return found
 
 
 def known_bets(round_, keys, record_ids):

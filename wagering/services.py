@@ -89,8 +89,12 @@ def _well_typed(check, request):
     return True
 
 
-def _wallets(players, currency, *, lock):
-    """``{player_id: wallet Account}`` of ``players`` in ``currency``, locked in pk order if ``lock``."""
+def player_wallets(players, currency, *, lock=False):
+    """``{player_id: wallet Account}`` of ``players`` (a set of player ids) in ``currency`` (a
+    ``Currency``), locked in pk order if ``lock``. Unlocked on PostgreSQL, ``pg.wallets`` (by
+    index; the fields a posting does not read are deferred)."""
+    if not lock and connection.vendor == "postgresql":
+        return {w.player_id: w for w in pg.wallets(currency, players)}
     return {w.player_id: w for w in _wallets_query(currency, lock=lock).filter(player__in=players)}
 
 
@@ -374,7 +378,7 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
         return []
     table = round_.table
     house = table_house(table)
-    wallets = _wallets({b.player_id for b in bets}, table.currency, lock=False)
+    wallets = player_wallets({b.player_id for b in bets}, table.currency)
     postings = []
     for bet in bets:
         wallet = wallets[bet.player_id]
@@ -444,7 +448,7 @@ class _Extras:
         self.round, self.table = round_, round_.table
         ids = {r.get("bet") for r in requests if _well_typed(check_extra_request, r)}
         self.bets = {b.record_id: b for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
-        self.wallets = _wallets({b.player_id for b in self.bets.values()}, self.table.currency, lock=True)
+        self.wallets = player_wallets({b.player_id for b in self.bets.values()}, self.table.currency, lock=True)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
         self._seat_extras = None
