@@ -138,7 +138,9 @@ class LedgerEntry(ImmutableModel):
     currency's major units. ``balance_after`` is the wallet's balance after this entry (wallets only)."""
 
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    # No index of its own: ``entry_account_id`` (account, id) leads with it, and serves the
+    # foreign key's lookups as well; one index fewer to write for every entry.
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries", db_index=False)
     amount = models.DecimalField(**MONEY)
     balance_after = models.DecimalField(null=True, blank=True, **MONEY)
 

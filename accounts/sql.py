@@ -33,7 +33,7 @@ def execute_binary(sql, params, *, prepare=False, planner=None):
     with a few rows; never for bulk arrays, whose generic plan would be a guess.
 
     ``planner`` (inside a transaction): settings for this statement only (``{"jit": "off"}``), each
-    restored after it, for a bulk statement the planner misjudges (see ``_post_postgresql``)."""
+    restored after it, for a bulk statement the planner misjudges (see ``BY_KEY``)."""
     connection.ensure_connection()
     raw = connection.connection
     if prepare and raw.prepare_threshold is None:
