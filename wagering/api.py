@@ -5,6 +5,11 @@ Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"fi
 (``accounts.exceptions``, by their ``.code``) and DRF's own (authentication, permission, parsing).
 """
 
+import json
+import math
+import re
+
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions as drf
 from rest_framework.parsers import JSONParser
@@ -36,19 +41,46 @@ class IsGameServer(BasePermission):
         return user.groups.filter(name=GAME_SERVER_GROUP).exists() or user.has_perm("wagering.use_game_api")
 
 
+#: A ``\uD800``-``\uDFFF`` escape in a JSON text: a UTF-16 surrogate, half of a pair or alone.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _finite_float(text):
+    """A JSON number with a fraction or exponent as a ``float``; ``ValueError`` when it overflows
+    to infinity (``1e400``), which no database column or ``jsonb`` takes."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:30]} is out of range")
+    return value
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
 class SafeJSONParser(JSONParser):
-    """DRF's JSON parser, but a body nested too deep for the decoder (``RecursionError``) or too
-    large (``RequestDataTooBig``) is a ``ParseError`` (400 ``invalid_input``), not a 500 or
-    Django's HTML 400. The parser of both APIs."""
+    """The parser of both APIs: strict JSON in UTF-8 that PostgreSQL can store, else a
+    ``ParseError`` (400 ``invalid_input``) — never a 500 or Django's HTML 400. Refused: ``NaN``
+    and ``Infinity``, a number that overflows to infinity (``1e400``), a string holding a lone
+    UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a body nested too deep for the
+    decoder (``RecursionError``) or too large (``RequestDataTooBig``)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            return super().parse(stream, media_type, parser_context)
+            text = stream.read().decode(encoding)
+            data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+            if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
+                json.dumps(data, ensure_ascii=False).encode("utf-8")
+            return data
         except RecursionError:
             raise drf.ParseError("JSON parse error - nested too deeply") from None
         except RequestDataTooBig:
             raise drf.ParseError("request body too large") from None
-        except ValueError as e:  # UnicodeDecodeError and friends not caught by DRF
+        except UnicodeEncodeError:
+            raise drf.ParseError("JSON parse error - a string holds a lone UTF-16 surrogate (\\ud800-\\udfff) "
+                                 "with no UTF-8 form") from None
+        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
             raise drf.ParseError(f"JSON parse error - {e}") from None
 
 

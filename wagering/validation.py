@@ -6,6 +6,8 @@ PostgreSQL rejects NUL characters in ``text`` and ``jsonb``: every string stored
 (``invalid_input``), so that a NUL is a 400, never a database error.
 """
 
+import math
+
 from accounts.exceptions import InvalidAmount
 
 from .exceptions import InvalidInput
@@ -91,8 +93,9 @@ def check_json(value, name="payload", depth=0):
 def json_safe(value):
     """``value`` (a field of a rejected request) as it goes into a ``bet_rejected`` event: JSON
     scalars as they are (``null`` stays null), strings cut to 200 characters and NUL characters
-    replaced, anything else as its (cut, NUL-free) ``str``."""
-    if value is None or isinstance(value, (bool, int, float)):
+    replaced, a float that is not finite (``jsonb`` has no infinity) or anything else as its (cut,
+    NUL-free) ``str``."""
+    if value is None or isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value)):
         return value if not isinstance(value, int) or abs(value) < 10**18 else str(value)[:200]
     text = value if isinstance(value, str) else str(value)
     return text[:200].replace("\x00", "\ufffd")

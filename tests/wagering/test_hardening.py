@@ -281,6 +281,44 @@ def test_nul_in_the_record_is_invalid_input(eur, game_client):
     assert Round.objects.get(pk=round_id).state == Round.State.CLOSED
 
 
+# --- strict JSON: what PostgreSQL cannot store is refused at parsing ---------------------------------
+
+UNSTORABLE = [r'"\ud800"', r'"a\udfffb"', "1e400", "-1e400"]
+
+
+@pytest.mark.parametrize("value", UNSTORABLE)
+def test_unstorable_json_is_invalid_input_on_every_write(eur, game_client, value):
+    player = PlayerFactory(funded="100.00")
+    bets_round = open_round(game_client, BoundlessTableFactory())
+    closed = closed_round(game_client, player)
+    before = (RoundEvent.objects.count(), LedgerTransaction.objects.count(), Bet.objects.count())
+    for url, body in [
+            (f"/api/game/v1/rounds/{bets_round}/bets/", f'{{"key": {value}, "player": "{player.code}", '
+                                                        '"type": "main", "stake": "1.00"}'),
+            (f"/api/game/v1/rounds/{bets_round}/bets/", f'{{"bets": [{{"key": "k", "player": {value}, '
+                                                        '"type": "main", "stake": "1.00"}]}'),
+            (f"/api/game/v1/rounds/{bets_round}/bets/", f'{{"key": "k", "player": "{player.code}", '
+                                                        f'"type": "main", "stake": {value}}}'),
+            (f"/api/game/v1/rounds/{closed}/events/", f'{{"events": [{{"kind": "card_scanned", "card": {value}}}]}}'),
+            (f"/api/game/v1/rounds/{closed}/result/", f'{{"record": {{"note": {value}}}}}')]:
+        json_error(game_client.post(url, body, content_type="application/json"), 400, "invalid_input")
+    assert (RoundEvent.objects.count(), LedgerTransaction.objects.count(), Bet.objects.count()) == before
+    assert Round.objects.get(pk=closed).state == Round.State.CLOSED
+
+
+def test_surrogate_pairs_and_large_finite_numbers_are_kept(eur, game_client):
+    round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
+    body = r'{"events": [{"kind": "card_scanned", "text": "\ud83c\udca1 ok", "x": 1e300}]}'
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/", body, content_type="application/json")
+    assert response.status_code == 201, response.content
+    assert RoundEvent.objects.get(kind="card_scanned").payload == {"text": "\U0001f0a1 ok", "x": 10**300}
+
+
+def test_rejected_bet_events_store_infinite_floats_as_text():
+    from wagering.validation import json_safe
+    assert [json_safe(x) for x in (float("inf"), float("-inf"), float("nan"), 1.5)] == ["inf", "-inf", "nan", 1.5]
+
+
 # --- 8: docs offline ----------------------------------------------------------------------------------
 
 def test_docs_load_only_local_static_files(client):
