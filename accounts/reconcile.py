@@ -4,8 +4,10 @@ Used by ``python manage.py reconcile`` and by the hourly beat job (settlement), 
 breach into an alert operators see."""
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import Coalesce
 
 from .models import Account, LedgerEntry, LedgerTransaction
 
@@ -21,6 +23,7 @@ class ReconcileReport:
     totals: dict = field(default_factory=dict)  # currency -> {"players": Decimal, "house": ..., "cashier": ...}
     breaches: list = field(default_factory=list)
     flagged: list = field(default_factory=list)
+    flagged_count: int = 0  # all of them; ``flagged`` lists the first ``limit``
 
     @property
     def ok(self):
@@ -45,12 +48,14 @@ def reconcile(limit=20):
     mixed = (LedgerEntry.objects.exclude(account__currency_id=F("transaction__currency_id"))
              .values_list("transaction__key", flat=True).distinct()[:limit])
     report.breaches += [f"transaction {key} mixes currencies" for key in mixed]
-    drifted = (Account.objects.filter(kind=Account.Kind.WALLET).annotate(total=Sum("entries__amount"))
-               .exclude(balance=F("total")).exclude(balance=0, total__isnull=True)
+    drifted = (Account.objects.filter(kind=Account.Kind.WALLET)
+               .annotate(total=Coalesce(Sum("entries__amount"), Decimal(0))).exclude(balance=F("total"))
                .values_list("pk", "balance", "total")[:limit])
     for pk, balance, total in drifted:
-        report.breaches.append(f"wallet {pk} balance {balance} differs from its entries {total or 0}")
-    for account in Account.objects.filter(kind=Account.Kind.WALLET, balance__lt=0).select_related("player")[:limit]:
+        report.breaches.append(f"wallet {pk} balance {balance} differs from its entries {total}")
+    negative = Account.objects.filter(kind=Account.Kind.WALLET, balance__lt=0)
+    report.flagged_count = negative.filter(negative_flagged=True).count()
+    for account in negative.select_related("player").order_by("pk")[:limit]:
         line = f"wallet {account.pk} ({account}) is negative: {account.balance}"
         (report.flagged if account.negative_flagged else report.breaches).append(line)
     sums = (LedgerEntry.objects.values("account__currency_id", "account__kind")

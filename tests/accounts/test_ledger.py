@@ -283,6 +283,20 @@ def test_reconcile_finds_a_tampered_balance(wallet, capsys):
         call_command("reconcile")
 
 
+def test_reconcile_finds_a_balance_on_a_wallet_without_entries(wallet):
+    Account.objects.filter(pk=wallet.pk).update(balance=Decimal("5.00"))
+    assert reconcile().breaches == [f"wallet {wallet.pk} balance 5.0000 differs from its entries 0"]
+
+
+def test_reconcile_counts_every_flagged_wallet_and_lists_the_first(eur, house):
+    for _ in range(3):  # reversals an empty wallet cannot cover: negative and flagged
+        wallet = ledger.wallet_for(player=make_player(), currency=eur)
+        ledger.post_one(key=f"neg:{wallet.pk}", kind="reversal", source=wallet, destination=house, amount="1.00",
+                        allow_negative=True)
+    report = reconcile(limit=2)
+    assert report.ok and report.flagged_count == 3 and len(report.flagged) == 2
+
+
 def test_reconcile_finds_an_unbalanced_transaction(wallet):
     txn = ledger.deposit(wallet=wallet, amount="10.00", key="dep:u")
     with connection.cursor() as cursor:  # a hand-written row that breaks double entry

@@ -16,6 +16,9 @@ class Command(BaseCommand):
             self.stdout.write(f"{currency}: {parts}")
         for line in report.flagged:
             self.stdout.write(self.style.WARNING(f"flagged: {line}"))
+        if report.flagged_count > len(report.flagged):
+            self.stdout.write(self.style.WARNING(f"flagged: {report.flagged_count} wallets in all, "
+                                                 f"{len(report.flagged)} listed"))
         if not report.ok:
             for line in report.breaches:
                 self.stderr.write(self.style.ERROR(f"BREACH: {line}"))
