@@ -56,6 +56,11 @@ class TableAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def get_readonly_fields(self, request, obj=None):
+        """A table with rounds shows its ``Table.FIXED_ONCE_PLAYED`` fields read-only."""
+        fixed = Table.FIXED_ONCE_PLAYED if obj is not None and obj.rounds.exists() else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
+
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         rtp.queue_table_rtp(obj.pk)

@@ -4,10 +4,12 @@ import csv
 import io
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from tables.models import Table
 from tests.admin.conftest import play_boundless_round
-from tests.factories import PremiumTableFactory
+from tests.factories import BoundlessTableFactory, CurrencyFactory, PremiumTableFactory
 
 
 @pytest.fixture
@@ -36,6 +38,25 @@ def test_table_page_shows_variant_defaults(admin_client_, db):
     table = PremiumTableFactory(pay_tables={"pairs": {"mixed_pair": "6"}})
     page = admin_client_.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
     assert "suited_trips" in page and "6:1" in page and "5:1" in page and "99.53%" in page
+
+
+def test_a_played_table_keeps_its_currency_and_variant(admin_client_, settled_round):
+    round_, _ = settled_round
+    table = round_.table
+    usd = CurrencyFactory(code="USD")
+    for field, value in (("currency", usd), ("variant", "classic")):
+        changed = Table.objects.get(pk=table.pk)
+        setattr(changed, field, value)
+        with pytest.raises(ValidationError) as caught:
+            changed.full_clean()
+        assert field in caught.value.message_dict and "has rounds" in caught.value.message_dict[field][0]
+    page = admin_client_.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
+    assert 'name="currency"' not in page and 'name="variant"' not in page and 'name="name"' in page
+    unplayed = BoundlessTableFactory()
+    unplayed.currency = usd
+    unplayed.full_clean()  # a table without rounds may still change both
+    page = admin_client_.get(reverse("admin:tables_table_change", args=[unplayed.pk])).content.decode()
+    assert 'name="currency"' in page and 'name="variant"' in page
 
 
 def test_bet_record_filters(admin_client_, settled_round):
