@@ -186,6 +186,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # --- Settlement -----------------------------------------------------------------------------------
 # The beat re-drives a RESULTED round still unsettled this long after its record arrived (a lost task).
 SETTLEMENT_REDRIVE_AFTER_SECONDS = env.int("SETTLEMENT_REDRIVE_AFTER_SECONDS", default=120)
+# ... and opens a critical alert for a round still RESULTED this long after: re-driven in vain, its
+# settlement keeps failing on something the service cannot classify (a bug, a database fault).
+SETTLEMENT_STUCK_AFTER_SECONDS = env.int("SETTLEMENT_STUCK_AFTER_SECONDS", default=900)
 # Retries of a settlement task on a database OperationalError (lock timeout, deadlock, lost connection).
 SETTLEMENT_TASK_MAX_RETRIES = env.int("SETTLEMENT_TASK_MAX_RETRIES", default=5)
 # Test-only pause points in settlement (SETTLEMENT_TEST_PAUSE=<point>); never enable in production.

@@ -64,13 +64,14 @@ def effective_record(round_):
 
 class Alert(models.Model):
     """Something operators must look at: a ledger breach found by the hourly reconcile, a round that
-    could not be settled, a wallet taken negative by a reversal or resettle, an observed RTP too far
+    could not be settled or whose settlement keeps failing, a wallet taken negative by a reversal or resettle, an observed RTP too far
     from the theoretical figure (``settlement.rtp_watch``). ``payload`` is JSON (money as decimal
     strings). Acknowledged by setting ``acknowledged_at``/``acknowledged_by``."""
 
     class Kind(models.TextChoices):
         RECONCILE_BREACH = "reconcile_breach", "Ledger breach"
         SETTLEMENT_FAILED = "settlement_failed", "Settlement failed"
+        SETTLEMENT_STUCK = "settlement_stuck", "Round resulted long ago, still not settled"
         NEGATIVE_WALLET = "negative_wallet", "Wallet negative after a reversal"
         RTP_DEVIATION = "rtp_deviation", "Observed RTP off the theoretical figure"
 

@@ -293,6 +293,25 @@ def unsettled_round_ids(*, older_than=None, now=None):
                 .order_by("pk").values_list("pk", flat=True))
 
 
+def alert_stuck_rounds(*, now=None):
+    """A critical ``settlement_stuck`` ``Alert`` for each round still RESULTED more than the setting
+    ``SETTLEMENT_STUCK_AFTER_SECONDS`` after its record arrived, once per round: the re-drive has
+    sent its task again and again and it keeps failing on an error the service does not turn
+    into SETTLEMENT_FAILED (it is retried each minute; operators now see it). Returns the ids of
+    the rounds alerted."""
+    stuck = unsettled_round_ids(older_than=settings.SETTLEMENT_STUCK_AFTER_SECONDS, now=now)
+    known = set(Alert.objects.filter(kind=Alert.Kind.SETTLEMENT_STUCK, round_id__in=stuck)
+                .values_list("round_id", flat=True))
+    rounds = Round.objects.filter(pk__in=set(stuck) - known).select_related("table").order_by("pk")
+    Alert.objects.bulk_create([
+        Alert(kind=Alert.Kind.SETTLEMENT_STUCK, severity=Alert.Severity.CRITICAL, table=r.table, round=r,
+              message=f"round {r} resulted at {r.resulted_at:%Y-%m-%d %H:%M:%S} UTC and is still not settled: "
+                      "its settle task keeps failing (see the workers' log)",
+              payload={"round": r.pk, "resulted_at": r.resulted_at.isoformat()})
+        for r in rounds])
+    return [r.pk for r in rounds]
+
+
 def void_overdue_rounds(*, now=None):
     """Void every round SUSPENDED longer than its table's ``suspend_limit_seconds`` (RULES.md 10: not
     resolved quickly, the round is cancelled), each in its own transaction, re-checked under the

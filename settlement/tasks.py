@@ -32,7 +32,10 @@ def settle_round(round_id):
 @shared_task(name="settlement.redrive_unsettled")
 def redrive_unsettled():
     """Beat: queue ``settle_round`` again for every round RESULTED longer than
-    ``SETTLEMENT_REDRIVE_AFTER_SECONDS`` (its task was lost). Returns the number queued."""
+    ``SETTLEMENT_REDRIVE_AFTER_SECONDS`` (its task was lost), and alert operators of those RESULTED
+    longer than ``SETTLEMENT_STUCK_AFTER_SECONDS`` (``services.alert_stuck_rounds``). Returns the
+    number queued."""
+    services.alert_stuck_rounds()
     ids = services.unsettled_round_ids()
     for round_id in ids:
         settle_round.delay(round_id)

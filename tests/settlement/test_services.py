@@ -1,5 +1,6 @@
 """Service-level tests of settlement (RULES.md 5, 8, 10; ROUND_RECORD.md "Result") on PostgreSQL."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -222,6 +223,18 @@ def test_unsettled_round_ids_waits_the_redrive_delay():
     round_, _ = played_round()
     assert services.unsettled_round_ids(older_than=3600) == []
     assert services.unsettled_round_ids(older_than=0) == [round_.pk]
+
+
+def test_a_round_resulted_long_ago_and_still_unsettled_raises_one_alert(settings):
+    round_, _ = played_round()
+    assert services.alert_stuck_rounds() == []  # just resulted: the re-drive has time
+    later = round_.resulted_at + timedelta(seconds=settings.SETTLEMENT_STUCK_AFTER_SECONDS + 1)
+    assert services.alert_stuck_rounds(now=later) == [round_.pk]
+    assert services.alert_stuck_rounds(now=later + timedelta(hours=1)) == []  # once per round
+    alert = Alert.objects.get(kind=Alert.Kind.SETTLEMENT_STUCK)
+    assert alert.round_id == round_.pk and alert.severity == Alert.Severity.CRITICAL
+    other, _ = played_round()
+    assert services.alert_stuck_rounds(now=other.resulted_at + timedelta(hours=1)) == [other.pk]
 
 
 def test_reconcile_ledger_records_a_breach_as_an_alert():
