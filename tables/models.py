@@ -77,21 +77,22 @@ class Table(models.Model):
         return ruleset(self.variant, self.pay_tables or None)
 
     #: What a table keeps once it has a round: its rounds' bets were staked in its currency, from
-    #: wallets in it, to its house account in it, and their records follow its variant's rules;
-    #: settling, voiding or resettling them reads both from the table.
-    FIXED_ONCE_PLAYED = ("variant", "currency")
+    #: wallets in it, to its house account (named after its code: ``table:<code>``) in it, and
+    #: their records follow its variant's rules; settling, voiding or resettling them reads all
+    #: three from the table (and the game server calls the table by its code).
+    FIXED_ONCE_PLAYED = ("code", "variant", "currency")
 
     def clean(self):
         """Check the pay tables with the engine and the seat count against the variant, and that
         a table with rounds keeps its ``FIXED_ONCE_PLAYED`` fields (a ``ValidationError`` names
         them: open a new table instead)."""
         if self.pk is not None and self.rounds.exists():
-            stored = Table.objects.filter(pk=self.pk).values("variant", "currency_id").first() or {}
+            stored = Table.objects.filter(pk=self.pk).values("code", "variant", "currency_id").first() or {}
             changed = [f for f in self.FIXED_ONCE_PLAYED if stored.get(self._meta.get_field(f).attname)
                        != getattr(self, self._meta.get_field(f).attname)]
             if changed:
                 raise ValidationError({f: f"the table has rounds: its {f} is fixed (their bets, wallets and "
-                                          "house account are in it); open a new table instead" for f in changed})
+                                          "house account hang on it); open a new table instead" for f in changed})
         try:
             rules = self.rules()
         except ValueError as e:

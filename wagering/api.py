@@ -77,6 +77,8 @@ class SafeJSONParser(JSONParser):
             raise drf.ParseError("JSON parse error - nested too deeply") from None
         except RequestDataTooBig:
             raise drf.ParseError("request body too large") from None
+        except LookupError:  # a charset that is a codec but not a text encoding (rot13, base64)
+            raise drf.ParseError(f"JSON parse error - {encoding!r} is not a text encoding") from None
         except UnicodeEncodeError:
             raise drf.ParseError("JSON parse error - a string holds a lone UTF-16 surrogate (\\ud800-\\udfff) "
                                  "with no UTF-8 form") from None

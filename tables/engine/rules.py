@@ -201,6 +201,8 @@ def ruleset(variant: str, pay_tables: Mapping[str, Mapping[str, object]] | None 
         return _CACHE[variant]
     data = _VARIANT_DATA[variant]
     tables = default_pay_tables(variant)
+    if pay_tables is not None and not isinstance(pay_tables, Mapping):
+        raise ValueError("pay_tables: must be a mapping bet type -> {pattern: odds}")
     for bet_type, overrides in (pay_tables or {}).items():
         if bet_type not in tables:
             raise ValueError(f"pay_tables.{bet_type}: not a paying bet type of {variant}")

@@ -40,18 +40,19 @@ def test_table_page_shows_variant_defaults(admin_client_, db):
     assert "suited_trips" in page and "6:1" in page and "5:1" in page and "99.53%" in page
 
 
-def test_a_played_table_keeps_its_currency_and_variant(admin_client_, settled_round):
+def test_a_played_table_keeps_its_code_currency_and_variant(admin_client_, settled_round):
     round_, _ = settled_round
     table = round_.table
     usd = CurrencyFactory(code="USD")
-    for field, value in (("currency", usd), ("variant", "classic")):
+    for field, value in (("code", "renamed"), ("currency", usd), ("variant", "classic")):
         changed = Table.objects.get(pk=table.pk)
         setattr(changed, field, value)
         with pytest.raises(ValidationError) as caught:
             changed.full_clean()
         assert field in caught.value.message_dict and "has rounds" in caught.value.message_dict[field][0]
     page = admin_client_.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
-    assert 'name="currency"' not in page and 'name="variant"' not in page and 'name="name"' in page
+    assert 'name="currency"' not in page and 'name="variant"' not in page and 'name="code"' not in page
+    assert 'name="name"' in page
     unplayed = BoundlessTableFactory()
     unplayed.currency = usd
     unplayed.full_clean()  # a table without rounds may still change both

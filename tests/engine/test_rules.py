@@ -381,7 +381,7 @@ def test_rules_8_pay_tables_are_data_and_overridable():
     a = amounts(rec, rules=r)
     assert a["b3"] == (D("1"), D("7")) and a["b2"] == (D("10"), D("22"))
     for bad in ({"pairs": {"nope": 5}}, {"pairs": {"mixed_pair": 0}}, {"pairs": {"mixed_pair": 1.5}},
-                {"bust_bonus": {"bust_3_cards": 1}}):
+                {"bust_bonus": {"bust_3_cards": 1}}, [1], "pairs", {"pairs": [6]}):
         with pytest.raises(ValueError):
             ruleset("premium", pay_tables=bad)
     assert set(DEFAULT_PAY_TABLES["pairs"]) == {"mixed_pair", "coloured_pair", "perfect_pair", "suited_trips"}

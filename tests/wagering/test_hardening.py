@@ -306,6 +306,14 @@ def test_unstorable_json_is_invalid_input_on_every_write(eur, game_client, value
     assert Round.objects.get(pk=closed).state == Round.State.CLOSED
 
 
+@pytest.mark.parametrize("charset", ["rot13", "base64", "no-such-charset"])
+def test_a_charset_that_is_not_a_text_encoding_is_invalid_input(betting, charset):
+    post, player = betting
+    response = _client(betting).post(post.url, '{"key": "k"}', content_type=f"application/json; charset={charset}")
+    json_error(response, 400, "invalid_input")
+    unchanged(player)
+
+
 def test_surrogate_pairs_and_large_finite_numbers_are_kept(eur, game_client):
     round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
     body = r'{"events": [{"kind": "card_scanned", "text": "\ud83c\udca1 ok", "x": 1e300}]}'
