@@ -151,7 +151,7 @@ def settle_round(*, round_id):
             return round_
         table = round_.table
         try:
-            result = settle(round_.record, rules=table.rules(), minor_units=table.currency.minor_units)
+            result = settle(round_.record, rules=round_.rules(), minor_units=table.currency.minor_units)
         except (EngineInvalidRecord, ValueError) as e:
             _fail(round_, str(e))
             return round_

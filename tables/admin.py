@@ -48,7 +48,9 @@ class TableAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ("code", "name", "variant", "currency", "status", "seats")}),
         ("Shoe and suspension", {"fields": ("penetration", "suspend_limit_seconds")}),
-        ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults")}),
+        ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults"),
+                        "description": "A change applies to the rounds opened after it: each round keeps the "
+                                       "odds it opened with, for its settlement, resettles and replay."}),
         ("Return to player", {"fields": ("theoretical_rtp", "rtp_alerts")}),
     ]
     change_form_template = "admin/tables/table/change_form.html"

@@ -173,6 +173,8 @@ class Round(models.Model):
     ``cancelled_at`` marks a round that was cancelled (RULES 10): it keeps its state until
     settlement's void, takes no bet and makes no other move (``transition`` allows only VOIDED).
     ``record`` is the round record (ROUND_RECORD.md) as received, kept as evidence, never changed.
+    ``pay_tables``: the table's pay-table overrides in force when the round opened; the round is
+    priced with them (``rules``) however the table's odds change later (RULES 5, 8).
     """
 
     class State(models.TextChoices):
@@ -205,6 +207,7 @@ class Round(models.Model):
     external_id = models.CharField(max_length=64)
     state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN, db_index=True)
     record = models.JSONField(null=True, blank=True)
+    pay_tables = models.JSONField(default=dict, blank=True, editable=False)
     failure_reason = models.TextField(blank=True)
     opened_at = models.DateTimeField(default=timezone.now, db_index=True)
     closed_at = models.DateTimeField(null=True, blank=True)
@@ -224,6 +227,12 @@ class Round(models.Model):
 
     def __str__(self):
         return f"{self.table_id}/{self.external_id}"
+
+    def rules(self):
+        """The ``RuleSet`` this round is settled, resettled and replayed by: its table's variant
+        (fixed once played) with the pay tables the round opened with. Raises ``ValueError``."""
+        from tables.engine import ruleset
+        return ruleset(self.table.variant, self.pay_tables or None)
 
     def transition(self, to, *, at=None):
         """Move to state ``to`` (a ``Round.State``) in memory, stamping its timestamp; the caller

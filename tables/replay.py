@@ -152,7 +152,7 @@ def build_replay(round_id, *, bet_id=None, round_=None):
     if record:
         try:
             table = round_.table
-            result = settle(record, rules=table.rules(), minor_units=table.currency.minor_units).to_dict()
+            result = settle(record, rules=round_.rules(), minor_units=table.currency.minor_units).to_dict()
         except (InvalidRecord, ValueError) as e:
             replay.error = str(e)
     if result:

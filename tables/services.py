@@ -109,7 +109,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     shoe_row.rounds_dealt += 1
     shoe_row.save(update_fields=["rounds_dealt"])
     round_ = Round.objects.create(table=table, shoe=shoe_row, shoe_round=shoe_row.rounds_dealt,
-                                  external_id=external_id)
+                                  external_id=external_id, pay_tables=table.pay_tables)
     if table.seats:
         Seat.objects.bulk_create([Seat(table=table, number=n) for n in range(1, table.seats + 1)],
                                  ignore_conflicts=True)
@@ -212,7 +212,7 @@ def check_record(round_, record):
         if isinstance(record, dict) and record.get(field) != expected:
             raise InvalidRecord(f"{field}: expected {expected!r}, got {record.get(field)!r}", field=field)
     try:
-        result = settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
+        result = settle(record, rules=round_.rules(), minor_units=table.currency.minor_units)
     except EngineInvalidRecord as e:
         raise InvalidRecord(str(e), field=e.path) from None
     bets = _platform_bets(round_)

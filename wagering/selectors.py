@@ -163,12 +163,12 @@ def _replay(round_):
 
 def _settle(round_, record):
     """The engine's ``RoundResult`` of ``record`` (``round_``'s effective record, or None) under
-    ``round_``'s table's rules; None without a record or when it does not replay."""
+    ``round_``'s rules (``Round.rules``); None without a record or when it does not replay."""
     if not record:
         return None
     table = round_.table
     try:
-        return settle(record, rules=table.rules(), minor_units=table.currency.minor_units)
+        return settle(record, rules=round_.rules(), minor_units=table.currency.minor_units)
     except (InvalidRecord, ValueError):
         return None
 

@@ -45,6 +45,27 @@ def test_settle_pays_each_return_once_and_keeps_the_engine_detail():
     assert round_.events.filter(kind="settled").count() == 1
 
 
+def test_a_round_is_priced_with_the_pay_tables_it_opened_with():
+    """RULES 8: the table's odds changed after the round opened apply to later rounds only."""
+    bets = {"bust": ("bust_bonus", "1.00", None, None)}
+    table = BoundlessTableFactory()
+    round_, players = played_round(table, bets, result=False)
+    table.pay_tables = {"bust_bonus": {"bust_3_cards": "25"}}
+    table.save()
+    dealer = ["6D", "TC", "9S"]  # 16, draws a 9: the dealer busts with 3 cards (default odds 1:1)
+    record = record_for(round_, bets, dealer=dealer, player_cards=["TH", "6C"])
+    rounds.record_result(round_id=round_.pk, record=record)
+    services.settle_round(round_id=round_.pk)
+    assert returns_of(round_) == {"bust": Decimal("2.00")} and balance(players["bust"]) == FUNDS + 1
+    services.resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
+    assert returns_of(round_) == {"bust": Decimal("2.00")} and not keys("resettle:")
+    later, later_players = played_round(table, bets, result=False)
+    assert later.pay_tables == table.pay_tables
+    rounds.record_result(round_id=later.pk, record=record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"]))
+    services.settle_round(round_id=later.pk)
+    assert returns_of(later) == {"bust": Decimal("26.00")}
+
+
 def test_settle_twice_changes_nothing_the_second_time():
     round_, players = played_round()
     services.settle_round(round_id=round_.pk)
