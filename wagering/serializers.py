@@ -1,4 +1,5 @@
-"""Serializers of the game-server API: request shapes (validated here only for their types;
+"""Serializers of the game-server API: request shapes (validated here only for their JSON types,
+strictly: ``Strict*Field``;
 amounts stay raw so that ``accounts.money.parse_amount`` rejects floats as ``invalid_amount``)
 and response shapes."""
 
@@ -23,6 +24,33 @@ class AmountField(serializers.Field):
         return str(value)
 
 
+class StrictCharField(serializers.CharField):
+    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, nothing else (DRF's ``IntegerField`` takes ``"1"``, ``1.0`` and ``true``)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """``true`` or ``false``, nothing else (DRF's ``BooleanField`` takes ``"yes"``, ``"on"``, ``1``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable machine-readable error code, e.g. insufficient_funds.")
     detail = serializers.CharField(help_text="A sentence for humans.")
@@ -30,9 +58,9 @@ class ErrorSerializer(serializers.Serializer):
 
 
 class OpenRoundSerializer(serializers.Serializer):
-    external_id = serializers.CharField(max_length=64, help_text="The game server's round id (unique per table).")
-    shoe = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="Sequence number of the shoe; a new one starts a new shoe.")
-    burn_count = serializers.IntegerField(min_value=0, max_value=10, default=0)
+    external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
+    shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1, help_text="Sequence number of the shoe; a new one starts a new shoe.")
+    burn_count = StrictIntegerField(min_value=0, max_value=10, default=0)
 
 
 class RoundSerializer(serializers.ModelSerializer):
@@ -71,12 +99,12 @@ class RoundDetailSerializer(RoundSerializer):
 
 
 class BetRequestSerializer(serializers.Serializer):
-    key = serializers.CharField(help_text="The game server's idempotency key for this bet (unique).")
-    player = serializers.CharField(help_text="The player's code.")
+    key = StrictCharField(help_text="The game server's idempotency key for this bet (unique).")
+    player = StrictCharField(help_text="The player's code.")
     type = serializers.ChoiceField(choices=Bet.Type.choices)
     stake = AmountField(help_text='Decimal string, e.g. "10.00" (never a float).')
-    seat = serializers.IntegerField(required=False, allow_null=True, help_text="Seat 1-7 (classic/premium).")
-    record_id = serializers.CharField(required=False, allow_null=True,
+    seat = StrictIntegerField(required=False, allow_null=True, help_text="Seat 1-7 (classic/premium).")
+    record_id = StrictCharField(required=False, allow_null=True,
                                       help_text="The bet's id in the round record (default: key).")
 
 
@@ -118,10 +146,10 @@ class BetBatchResultSerializer(serializers.Serializer):
 
 
 class ExtraRequestSerializer(serializers.Serializer):
-    bet = serializers.CharField(help_text="The bet's record id.")
+    bet = StrictCharField(help_text="The bet's record id.")
     kind = serializers.ChoiceField(choices=BetExtra.Kind.choices)
-    hand = serializers.IntegerField(min_value=1, max_value=2, default=1)
-    cards = serializers.ListField(child=serializers.CharField(max_length=8), required=False, max_length=32,
+    hand = StrictIntegerField(min_value=1, max_value=2, default=1)
+    cards = serializers.ListField(child=StrictCharField(max_length=8), required=False, max_length=32,
                                   help_text="The hand's cards (required for double and split).")
 
 
@@ -142,12 +170,12 @@ class ExtraBatchResultSerializer(serializers.Serializer):
 
 class ResultRequestSerializer(serializers.Serializer):
     record = serializers.JSONField(help_text="The round record (ROUND_RECORD.md).")
-    cut_card_out = serializers.BooleanField(default=False)
+    cut_card_out = StrictBooleanField(default=False)
 
 
 class ReasonSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=500)
+    reason = StrictCharField(max_length=500)
 
 
 class CancelSerializer(ReasonSerializer):
-    host_disconnected = serializers.BooleanField(default=False)
+    host_disconnected = StrictBooleanField(default=False)

@@ -81,3 +81,17 @@ def test_a_reason_with_a_nul_is_refused_by_the_api_and_by_its_schema(api, alice,
         response = api.post("/api/v1/disputes/", {"bets": [bet], "reason": reason}, format="json")
         assert response.status_code == 400 and response.json()["detail"].startswith("reason:"), response.json()
     assert re.search(pattern, "M \n x")
+
+
+
+@pytest.mark.parametrize("body", [
+    lambda bet: {"bets": [str(bet)], "reason": "not paid"},
+    lambda bet: {"bets": [float(bet)], "reason": "not paid"},
+    lambda bet: {"bets": [True], "reason": "not paid"},
+    lambda bet: {"bets": [bet], "reason": 5},
+])
+def test_a_dispute_takes_json_integers_and_a_string_reason_only(api, alice, premium_round, body):
+    bet = Bet.objects.filter(player=alice).values_list("pk", flat=True).first()
+    response = api.post("/api/v1/disputes/", body(bet), format="json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
+    assert not api.get("/api/v1/disputes/").json()["results"]

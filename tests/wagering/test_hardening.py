@@ -314,6 +314,22 @@ def test_a_charset_that_is_not_a_text_encoding_is_invalid_input(betting, charset
     unchanged(player)
 
 
+@pytest.mark.parametrize("path, body", [
+    ("cancel/", {"reason": "host lost", "host_disconnected": "yes"}),
+    ("cancel/", {"reason": "host lost", "host_disconnected": 1}),
+    ("suspend/", {"reason": 5}),
+    ("extras/", {"bet": "m", "kind": "insurance", "hand": "1"}),
+    ("extras/", {"bet": "m", "kind": "insurance", "hand": 1.0}),
+    ("extras/", {"bet": "m", "kind": "double", "cards": ["5H", 6]}),
+])
+def test_request_fields_take_their_json_type_only(eur, game_client, path, body):
+    round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
+    before = RoundEvent.objects.filter(round_id=round_id).count()
+    json_error(game_client.post(f"/api/game/v1/rounds/{round_id}/{path}", body, format="json"), 400, "invalid_input")
+    assert Round.objects.get(pk=round_id).state == Round.State.CLOSED
+    assert RoundEvent.objects.filter(round_id=round_id).count() == before
+
+
 def test_surrogate_pairs_and_large_finite_numbers_are_kept(eur, game_client):
     round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
     body = r'{"events": [{"kind": "card_scanned", "text": "\ud83c\udca1 ok", "x": 1e300}]}'

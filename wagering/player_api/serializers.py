@@ -14,6 +14,7 @@ from settlement.audit import MAX_REASON
 from settlement.models import Dispute
 
 from ..models import Bet, BetExtra, bet_money
+from ..serializers import StrictCharField, StrictIntegerField
 from .pagination import MAX_ID
 
 # The characters Python's str.strip() removes, spelled out so that the schema's ECMA-262 regex and
@@ -270,7 +271,7 @@ class DisputeSerializer(serializers.ModelSerializer):
 
 
 class DisputeRequestSerializer(serializers.Serializer):
-    bets = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), min_length=1,
+    bets = serializers.ListField(child=StrictIntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = serializers.CharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
+    reason = StrictCharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
                                    help_text="What is wrong, in your words.")
