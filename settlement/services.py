@@ -33,6 +33,7 @@ from accounts.sql import execute_binary, number_array
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.engine import settle
 from tables.models import Round, RoundEvent
+from tables.replay import round_title
 from tables.services import check_record, event, lock_round, table_house
 from wagering.exceptions import IllegalTransition
 from wagering.models import Bet
@@ -92,7 +93,7 @@ def _flag_negative(round_, players, why):
                                       player_id__in=players, balance__lt=0).select_related("player")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
-              message=f"wallet of {w.player.code} is {w.balance} {w.currency_id} after the {why} of round {round_}",
+              message=f"wallet of {w.player.code} is {w.balance} {w.currency_id} after the {why} of round {round_title(round_)}",
               payload={"wallet": w.pk, "player": w.player.code, "balance": str(w.balance)})
         for w in negative])
 
@@ -129,7 +130,7 @@ def _fail(round_, reason):
     round_.save(update_fields=["state", "failure_reason"])
     event(round_, "settlement_failed", actor="system", reason=reason).save()
     Alert.objects.create(kind=Alert.Kind.SETTLEMENT_FAILED, severity=Alert.Severity.CRITICAL, table=round_.table,
-                         round=round_, message=f"round {round_} cannot be settled: {reason}",
+                         round=round_, message=f"round {round_title(round_)} cannot be settled: {reason}",
                          payload={"round": round_.pk, "reason": reason})
     logger.error("round %s cannot be settled: %s", round_.pk, reason)
 
@@ -178,7 +179,7 @@ def _reverse_locked(round_, label, user):
     house = table_house(round_.table)
     wallets = player_wallets({b.player_id for b in bets if b.returned}, round_.table.currency)
     post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
-                  amount=b.returned, memo=f"void of settled round {round_}") for b in bets if b.returned],
+                  amount=b.returned, memo=f"void of settled round {round_title(round_)}") for b in bets if b.returned],
          allow_negative=True)
     _flag_negative(round_, {b.player_id for b in bets if b.returned}, "reversal")
     return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
@@ -305,7 +306,7 @@ def alert_stuck_rounds(*, now=None):
     rounds = Round.objects.filter(pk__in=set(stuck) - known).select_related("table").order_by("pk")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.SETTLEMENT_STUCK, severity=Alert.Severity.CRITICAL, table=r.table, round=r,
-              message=f"round {r} resulted at {r.resulted_at:%Y-%m-%d %H:%M:%S} UTC and is still not settled: "
+              message=f"round {round_title(r)} resulted at {r.resulted_at:%Y-%m-%d %H:%M:%S} UTC and is still not settled: "
                       "its settle task keeps failing (see the workers' log)",
               payload={"round": r.pk, "resulted_at": r.resulted_at.isoformat()})
         for r in rounds])

@@ -8,6 +8,7 @@ the Django user, if any; both go to the round's timeline (``RoundEvent``).
 """
 
 import importlib
+import json
 from decimal import Decimal
 
 from django.db import connection, transaction
@@ -199,6 +200,11 @@ def _platform_bets(round_):
     return held
 
 
+def _as_json(value):
+    """``value`` (str, int, ``Decimal`` or None) as JSON writes it, for error messages: ``"5.00"``, ``null``."""
+    return json.dumps(str(value) if isinstance(value, Decimal) else value)
+
+
 def check_record(round_, record):
     """Validate ``record`` (a decoded round record, ROUND_RECORD.md) for ``round_`` with the engine
     and against the bets the platform holds: the same round id, currency and shoe round; the same
@@ -226,8 +232,8 @@ def check_record(round_, record):
         for field, ours, theirs in (("player", player, engine_bet.player), ("type", type_, engine_bet.type),
                                     ("seat", seat, engine_bet.seat), ("stake", stake, engine_bet.stake)):
             if ours != theirs:
-                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {ours!r}, the record says {theirs!r}",
-                                    field=f"bets[{index}].{field}")
+                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(ours)}, the record says "
+                                    f"{_as_json(theirs)}", field=f"bets[{index}].{field}")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
         ours = bets[record_id][1]
         if ours != dict(engine_bet.extras):

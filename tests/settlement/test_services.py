@@ -254,6 +254,7 @@ def test_a_round_resulted_long_ago_and_still_unsettled_raises_one_alert(settings
     assert services.alert_stuck_rounds(now=later + timedelta(hours=1)) == []  # once per round
     alert = Alert.objects.get(kind=Alert.Kind.SETTLEMENT_STUCK)
     assert alert.round_id == round_.pk and alert.severity == Alert.Severity.CRITICAL
+    assert alert.message.startswith(f"round {round_.table.code}/{round_.external_id} resulted at")
     other, _ = played_round()
     assert services.alert_stuck_rounds(now=other.resulted_at + timedelta(hours=1)) == [other.pk]
 
