@@ -172,8 +172,7 @@ def _post_postgresql(postings, allow_negative, now):
     transactions whose key is free (``ON CONFLICT DO NOTHING``: a concurrent post of the same key
     waits for it), their entries with each wallet's running balance, and the wallets' new balances.
     Parameters go in binary (``accounts.sql``); a small batch runs as a prepared statement, a
-    bigger one with the planner settings ``BY_KEY`` (measured: PostgreSQL's time for
-    10,000 payouts 622-709 -> 500-564 ms).
+    bigger one with the planner settings ``BY_KEY``.
     Returns ``({key: pk} of the transactions written, {wallet pk: [balance, negative_flagged]})``;
     raises ``InsufficientFunds`` (the statement then wrote nothing)."""
     spread = len(postings) <= PREPARED_UP_TO

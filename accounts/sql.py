@@ -54,9 +54,10 @@ def execute_binary(sql, params, *, prepare=False, planner=None):
 #: Planner settings (``execute_binary(planner=...)``) of a bulk statement that reaches its rows by
 #: key only (wallets by id or player; thousands of them). The planner costs every page as a disk
 #: read and, for 10,000 of 650,000 wallets, chose sequential scans of the whole table (70 ms each;
-#: an index scan took 12 ms), which grow with the table; and a statement joining CTEs or arrays,
-#: which have no statistics, is estimated at millions of rows, for which PostgreSQL compiles it
-#: (JIT: 72 ms for the wallets of one settlement) longer than it runs.
+#: an index scan took 12 ms; PostgreSQL's time for a 10,000-payout ``post`` 622-709 -> 500-564 ms),
+#: which grow with the table; and a statement joining CTEs or arrays, which have no statistics, is
+#: estimated at millions of rows, for which PostgreSQL compiles it (JIT: 72 ms for the wallets of
+#: one settlement) longer than it runs.
 BY_KEY = {"jit": "off", "enable_seqscan": "off"}
 
 

@@ -64,9 +64,10 @@ def effective_record(round_):
 
 class Alert(models.Model):
     """Something operators must look at: a ledger breach found by the hourly reconcile, a round that
-    could not be settled or whose settlement keeps failing, a wallet taken negative by a reversal or resettle, an observed RTP too far
-    from the theoretical figure (``settlement.rtp_watch``). ``payload`` is JSON (money as decimal
-    strings). Acknowledged by setting ``acknowledged_at``/``acknowledged_by``."""
+    could not be settled or whose settlement keeps failing, a wallet taken negative by a reversal or
+    resettle, an observed RTP too far from the theoretical figure (``settlement.rtp_watch``).
+    ``payload`` is JSON (money as decimal strings). Acknowledged by setting
+    ``acknowledged_at``/``acknowledged_by``."""
 
     class Kind(models.TextChoices):
         RECONCILE_BREACH = "reconcile_breach", "Ledger breach"

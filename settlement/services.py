@@ -93,7 +93,8 @@ def _flag_negative(round_, players, why):
                                       player_id__in=players, balance__lt=0).select_related("player")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
-              message=f"wallet of {w.player.code} is {w.balance} {w.currency_id} after the {why} of round {round_title(round_)}",
+              message=f"wallet of {w.player.code} is {w.balance} {w.currency_id} after the {why} of round "
+                      f"{round_title(round_)}",
               payload={"wallet": w.pk, "player": w.player.code, "balance": str(w.balance)})
         for w in negative])
 
@@ -176,14 +177,15 @@ def _reverse_locked(round_, label, user):
     which flags it and raises an ``Alert``). Bets become REFUNDED. Returns the events to write."""
     bets = list(round_.bets.filter(state=Bet.State.SETTLED).prefetch_related("extras"))
     events = refund_bets(round_, bets, actor=label, actor_user=user)
-    house = table_house(round_.table)
-    wallets = player_wallets({b.player_id for b in bets if b.returned}, round_.table.currency)
+    paid = [b for b in bets if b.returned]
+    players = {b.player_id for b in paid}
+    house, wallets = table_house(round_.table), player_wallets(players, round_.table.currency)
+    memo = f"void of settled round {round_title(round_)}"
     post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
-                  amount=b.returned, memo=f"void of settled round {round_title(round_)}") for b in bets if b.returned],
-         allow_negative=True)
-    _flag_negative(round_, {b.player_id for b in bets if b.returned}, "reversal")
+                  amount=b.returned, memo=memo) for b in paid], allow_negative=True)
+    _flag_negative(round_, players, "reversal")
     return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
-                           returned=str(b.returned)) for b in bets if b.returned]
+                           returned=str(b.returned)) for b in paid]
 
 
 def _void_locked(round_, reason, label, user):
@@ -303,11 +305,11 @@ def alert_stuck_rounds(*, now=None):
     stuck = unsettled_round_ids(older_than=settings.SETTLEMENT_STUCK_AFTER_SECONDS, now=now)
     known = set(Alert.objects.filter(kind=Alert.Kind.SETTLEMENT_STUCK, round_id__in=stuck)
                 .values_list("round_id", flat=True))
-    rounds = Round.objects.filter(pk__in=set(stuck) - known).select_related("table").order_by("pk")
+    rounds = list(Round.objects.filter(pk__in=set(stuck) - known).select_related("table").order_by("pk"))
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.SETTLEMENT_STUCK, severity=Alert.Severity.CRITICAL, table=r.table, round=r,
-              message=f"round {round_title(r)} resulted at {r.resulted_at:%Y-%m-%d %H:%M:%S} UTC and is still not settled: "
-                      "its settle task keeps failing (see the workers' log)",
+              message=f"round {round_title(r)} resulted at {r.resulted_at:%Y-%m-%d %H:%M:%S} UTC and is still "
+                      "not settled: its settle task keeps failing (see the workers' log)",
               payload={"round": r.pk, "resulted_at": r.resulted_at.isoformat()})
         for r in rounds])
     return [r.pk for r in rounds]

@@ -87,9 +87,9 @@ class Table(models.Model):
         a table with rounds keeps its ``FIXED_ONCE_PLAYED`` fields (a ``ValidationError`` names
         them: open a new table instead)."""
         if self.pk is not None and self.rounds.exists():
-            stored = Table.objects.filter(pk=self.pk).values("code", "variant", "currency_id").first() or {}
-            changed = [f for f in self.FIXED_ONCE_PLAYED if stored.get(self._meta.get_field(f).attname)
-                       != getattr(self, self._meta.get_field(f).attname)]
+            columns = {f: self._meta.get_field(f).attname for f in self.FIXED_ONCE_PLAYED}
+            stored = Table.objects.filter(pk=self.pk).values(*columns.values()).first() or {}
+            changed = [f for f, column in columns.items() if stored.get(column) != getattr(self, column)]
             if changed:
                 raise ValidationError({f: f"the table has rounds: its {f} is fixed (their bets, wallets and "
                                           "house account hang on it); open a new table instead" for f in changed})
