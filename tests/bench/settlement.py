@@ -147,14 +147,15 @@ def _settle_via_worker(round_, queue):
 
 def _floor(round_, wallets, house):
     """The same writes as settling ``round_`` by hand-written SQL in one transaction, numbers sent
-    as array literals and texts in binary (``accounts.sql``; results and their details computed by
+    as array literals and texts in binary, wallets reached by index as settle reaches them
+    (``accounts.sql``, ``BY_KEY``; results and their details computed by
     the engine and ``settlement.details`` beforehand, not timed): the round's distinct details,
     bets pointing at them, payout transactions, entries with the wallets' ``balance_after``
     (read under the lock), wallet balances, then the deferred foreign-key checks a commit runs
     (``SET CONSTRAINTS ALL IMMEDIATE``) before the rollback. Returns seconds."""
     from django.db import transaction
 
-    from accounts.sql import execute_binary, number_array
+    from accounts.sql import BY_KEY, execute_binary, number_array
     from settlement.details import distinct_details
     from tables.engine import settle
     from wagering.models import Bet
@@ -172,7 +173,7 @@ def _floor(round_, wallets, house):
     start = time.perf_counter()
     with transaction.atomic():
         balances = dict(execute_binary("SELECT id, balance FROM accounts_account WHERE id = ANY(%b::bigint[]) "
-                                       "ORDER BY id FOR UPDATE", [sorted(set(dest))]))
+                                       "ORDER BY id FOR UPDATE", [sorted(set(dest))], planner=BY_KEY))
         after = []
         for w, x in zip(dest, amounts):
             balances[w] += x
@@ -197,7 +198,8 @@ def _floor(round_, wallets, house):
                         number_array([-a for a in amounts] + amounts), [None] * len(paid) + after])
         execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%s::bigint[], %s::numeric[]) "
                        "AS u(id, b) WHERE a.id = u.id AND a.id = ANY(%s::bigint[])",
-                       [number_array(balances), number_array(balances.values()), number_array(balances)])
+                       [number_array(balances), number_array(balances.values()), number_array(balances)],
+                       planner=BY_KEY)
         execute_binary("SET CONSTRAINTS ALL IMMEDIATE", [])  # what COMMIT would check
         transaction.set_rollback(True)  # the floor's rows are not kept (the round stays RESULTED)
     return time.perf_counter() - start
