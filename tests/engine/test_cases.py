@@ -1,7 +1,7 @@
-"""Runs every ``*.json`` case in ../shared/cases (relative to the repo root; env SHARED_DIR
-overrides the shared folder). A case dropped there is tested without code changes."""
+"""Runs every ``*.json`` case in tests/data/cases (found relative to this file; format in
+tests/data/cases/README.md, records in docs/round-record.md). A case added to that folder is
+tested without code changes; an empty or missing folder fails ``test_cases_folder_found``."""
 import json
-import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -9,12 +9,12 @@ import pytest
 
 from tables.engine import InvalidRecord, settle
 
-SHARED = Path(os.environ.get("SHARED_DIR") or Path(__file__).resolve().parents[2].parent / "shared")
-CASES = sorted((SHARED / "cases").glob("*.json"))
+CASES_DIR = Path(__file__).resolve().parents[1] / "data" / "cases"
+CASES = sorted(CASES_DIR.glob("*.json"))
 
 
 def test_cases_folder_found():
-    assert CASES, f"no case files found in {SHARED / 'cases'}"
+    assert CASES, f"no case files found in {CASES_DIR}"
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
