@@ -7,11 +7,12 @@ from django.db.models import Case, DecimalField, F, OuterRef, Subquery, Sum, Val
 from django.db.models.functions import Coalesce
 from django.urls import path
 
-from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
-from config.backoffice.money import format_money
-from config.backoffice.selectors import audit_trail
-from wagering.selectors import bets_for_player, ledger_entries_for_player
+from delivery.backoffice import views as actions
+from delivery.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from delivery.backoffice.money import format_money
+from delivery.backoffice.selectors import audit_trail
+from wagering.selectors import bets_for_player
+from accounts.selectors import ledger_entries_for_player
 
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
 from .selectors import wallets_of

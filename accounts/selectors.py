@@ -1,7 +1,10 @@
-"""Reads of the ledger that pages and APIs share."""
+"""Reads of the ledger that pages, APIs and the services above share: balances, a player's wallets
+and entries, the wallets of many players at once (a settlement's payouts, a void's refunds)."""
 
+from django.db import connection
 from django.db.models import Sum
 
+from . import pg
 from .models import Account, LedgerEntry
 
 
@@ -16,3 +19,26 @@ def account_balance(account):
 def wallets_of(player):
     """The player's wallets with their currencies, ordered by currency code."""
     return Account.objects.filter(kind=Account.Kind.WALLET, player=player).select_related("currency").order_by("currency_id")
+
+
+def wallets_in(currency):
+    """The wallets in ``currency`` (a ``Currency``), their currency loaded (a queryset)."""
+    return Account.objects.filter(kind=Account.Kind.WALLET, currency=currency).select_related("currency")
+
+
+def player_wallets(players, currency):
+    """``{player_id: wallet Account}`` of ``players`` (a set of player ids) in ``currency`` (a
+    ``Currency``), unlocked (``accounts.locks.lock_wallets`` locks them). On PostgreSQL one
+    statement through the player index (``pg.wallets``; the fields a posting does not read are
+    deferred)."""
+    if connection.vendor == "postgresql":
+        return {w.player_id: w for w in pg.wallets(currency, players)}
+    return {w.player_id: w for w in wallets_in(currency).filter(player__in=players)}
+
+
+def ledger_entries_for_player(player):
+    """Every entry on ``player``'s wallets, newest first (by ``id``), with their transactions and
+    currencies."""
+    wallets = list(Account.objects.filter(kind=Account.Kind.WALLET, player=player).values_list("pk", flat=True))
+    return (LedgerEntry.objects.filter(account_id__in=wallets)
+            .select_related("transaction", "account__currency").order_by("-id"))

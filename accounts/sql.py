@@ -117,3 +117,16 @@ def values_rows(queryset):
     names = list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
                                                            *query.annotation_select]
     return [dict(zip(names, row)) for row in rows]
+
+
+def select_list(model, alias, names=None):
+    """The select list of ``model``'s concrete columns, or of those whose field is in ``names``
+    (in ``model``'s field order, which ``from_db`` expects)."""
+    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in model._meta.concrete_fields
+                     if names is None or f.attname in names)
+
+
+def instances(model, rows, names=None):
+    """Model instances of ``rows`` (tuples of the columns ``select_list(model, alias, names)`` lists),
+    as a queryset makes them; the fields not in ``names`` are deferred (loaded if read)."""
+    return [model.from_db(connection.alias, names, row) for row in rows]

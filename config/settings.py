@@ -43,7 +43,8 @@ INSTALLED_APPS = [
     "tables",
     "wagering",
     "settlement",
-    "config.backoffice",
+    "delivery.backoffice",
+    "delivery.simulator",
 ]
 
 MIDDLEWARE = [
@@ -108,7 +109,7 @@ DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 # Player API: tokens already looked up (with their user and player), in each process's memory for
 # PLAYER_API_TOKEN_CACHE_SECONDS (0: look every token up); another process stops honouring a
-# deleted token within that time (wagering.player_api.authentication).
+# deleted token within that time (delivery.api.player.authentication).
 CACHES["player_api_tokens"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
                                "LOCATION": "player_api_tokens", "OPTIONS": {"MAX_ENTRIES": 10_000},
                                "TIMEOUT": env.int("PLAYER_API_TOKEN_CACHE_SECONDS", default=10)}
@@ -141,7 +142,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "COERCE_DECIMAL_TO_STRING": True,
     "DATETIME_FORMAT": "iso-8601",
-    # Player API (wagering.player_api): requests per player; counters in the default cache.
+    # Player API (delivery.api.player): requests per player; counters in the default cache.
     "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min")},
 }
 SPECTACULAR_SETTINGS = {
@@ -191,8 +192,6 @@ SETTLEMENT_REDRIVE_AFTER_SECONDS = env.int("SETTLEMENT_REDRIVE_AFTER_SECONDS", d
 SETTLEMENT_STUCK_AFTER_SECONDS = env.int("SETTLEMENT_STUCK_AFTER_SECONDS", default=900)
 # Retries of a settlement task on a database OperationalError (lock timeout, deadlock, lost connection).
 SETTLEMENT_TASK_MAX_RETRIES = env.int("SETTLEMENT_TASK_MAX_RETRIES", default=5)
-# Test-only pause points in settlement (SETTLEMENT_TEST_PAUSE=<point>); never enable in production.
-SETTLEMENT_TEST_HOOKS = env.bool("SETTLEMENT_TEST_HOOKS", default=False)
 # RTP watch (settlement.rtp_watch): alert when a window's observed RTP is more than RTP_WATCH_Z
 # standard errors from the theoretical figure, on windows with at least RTP_WATCH_MIN_BETS bets.
 RTP_WATCH_Z = env.float("RTP_WATCH_Z", default=4.0)

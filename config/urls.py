@@ -8,8 +8,8 @@ from config.errors import api_path_not_found
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/game/v1/", include("wagering.urls")),
-    path("api/v1/", include("wagering.player_api.urls")),
+    path("api/game/v1/", include("delivery.api.game.urls")),
+    path("api/v1/", include("delivery.api.player.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="docs"),
     re_path(r"^api/(?P<rest>.*)$", api_path_not_found),

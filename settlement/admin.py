@@ -9,12 +9,12 @@ from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html
 
-from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from config.backoffice.money import format_money
-from config.backoffice.selectors import audit_trail
+from delivery.backoffice import views as actions
+from delivery.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
+from delivery.backoffice.money import format_money
+from delivery.backoffice.selectors import audit_trail
 from tables.admin import RoundColumnMixin
-from tables.replay import build_replay
+from delivery.backoffice.replay import build_replay
 
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired

@@ -1,6 +1,6 @@
 """The detail settlement stores for each bet (``SettlementDetail.detail``): the engine's
 ``BetResult.to_dict()`` (ROUND_RECORD.md "Result": hands, decisions, odds, insurance, side-bet
-pattern, explanation) without the record's ids (``wagering.selectors.PRIVATE_DETAIL``: ``id``,
+pattern, explanation) without the record's ids (``settlement.selectors.PRIVATE_DETAIL``: ``id``,
 ``player``, ``path``), which the bet row holds and no reader shows.
 
 Without its ids, a detail is the same for every bet settled alike, so it is built and stored once
@@ -13,7 +13,7 @@ per kind of bet, not once per bet (a boundless round of 20,000 players has a few
 A seat's main bet or bet behind (classic, premium) is built on its own: its hands are its seat's.
 """
 
-from wagering.selectors import PRIVATE_DETAIL
+from settlement.selectors import PRIVATE_DETAIL
 
 
 def _kind(result):

@@ -1,17 +1,17 @@
-"""Named errors of settlement and disputes. They extend ``wagering.exceptions.WageringError`` so the
+"""Named errors of settlement and disputes. They extend ``tables.exceptions.ServiceError`` so the
 APIs map them the same way (stable ``code``, HTTP ``status``); nothing is written when one is raised.
 ``IllegalTransition`` and ``NotFound`` are wagering's own."""
 
-from wagering.exceptions import WageringError
+from tables.exceptions import ServiceError
 
 
-class ReasonRequired(WageringError):
+class ReasonRequired(ServiceError):
     """An operator action without a reason (ARCHITECTURE: every operator action says why)."""
 
     code = "reason_required"
 
 
-class DisputeError(WageringError):
+class DisputeError(ServiceError):
     """Base of the dispute errors."""
 
     code = "dispute_error"

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts.models import MONEY, Currency, Player
 from tables.models import Round, Table
-from wagering.exceptions import IllegalTransition
+from tables.exceptions import IllegalTransition
 from wagering.models import Bet
 
 
@@ -54,12 +54,6 @@ class RoundCorrection(models.Model):
 
     def __str__(self):
         return f"{self.round_id} correction {self.sequence}"
-
-
-def effective_record(round_):
-    """The record ``round_`` is settled on: its last ``RoundCorrection.record``, else ``round_.record``."""
-    last = round_.corrections.order_by("-sequence").first()
-    return last.record if last else round_.record
 
 
 class Alert(models.Model):

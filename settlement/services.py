@@ -1,43 +1,34 @@
-"""Settling, voiding and resettling rounds (RULES.md 5, 8, 10; ROUND_RECORD.md "Result"), the
-beat jobs' services, and the ledger's hourly check.
+"""Settling and resettling rounds (RULES 5, 8, 10; docs/round-record.md "Result").
 
 Each service runs in one database transaction that locks the round row first
-(``tables.services.lock_round``, ``SELECT ... FOR UPDATE``), then checks the round's state: running
-one twice, or twice at once, changes nothing the second time. Money moves only through
-``accounts.services.post`` under unique keys:
+(``tables.locks.lock_round``), then checks the round's state: running one twice, or twice at once,
+changes nothing the second time. Money moves only through ``accounts.services.post`` under unique
+keys:
 
 - ``payout:<bet>``: a bet's return (stake back + winnings) when its round is settled;
-- ``refund:<bet>``, ``refund:<extra key>``: a stake refunded in full by a void (``wagering``'s
-  ``refund_bets``);
-- ``reverse:<bet>``: a settled bet's return taken back when a SETTLED round is voided;
 - ``resettle:<bet>:<n>``: the difference between correction ``n``'s return and the previous one.
 
-Amounts are ``Decimal`` in the table currency's major units. ``actor`` is a Django user (an
-operator) or a string label (``system``, ``game-server:<user>``); see ``settlement.audit``.
+Voids and reversals are ``settlement.voids``'s. Amounts are ``Decimal`` in the table currency's
+major units. ``actor`` is a Django user (an operator) or a string label (``system``,
+``game-server:<user>``); see ``settlement.audit``.
 """
 
 import logging
-import os
-import sys
-import time
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
-from accounts.reconcile import reconcile
+from accounts.selectors import player_wallets
 from accounts.services import Posting, post
 from accounts.sql import execute_binary, number_array
 from tables.engine import InvalidRecord as EngineInvalidRecord
-from tables.engine import settle
+from tables.exceptions import IllegalTransition
+from tables.locks import lock_round
 from tables.models import Round, RoundEvent
-from tables.replay import round_title
-from tables.services import check_record, event, lock_round, table_house
-from wagering.exceptions import IllegalTransition
+from tables.services import event, table_house
 from wagering.models import Bet
-from wagering.services import player_wallets, refund_bets
+from wagering.records import check_record
 
 from . import audit
 from .details import distinct_details
@@ -46,16 +37,6 @@ from .models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 logger = logging.getLogger(__name__)
 State = Round.State
 Kind = LedgerTransaction.Kind
-
-
-def pause_point(point):
-    """Test-only: block at the named ``point`` (e.g. ``settle:inside``) when the setting
-    ``SETTLEMENT_TEST_HOOKS`` is true and the environment variable ``SETTLEMENT_TEST_PAUSE`` names it,
-    so that a test can kill the worker there. Does nothing otherwise."""
-    if settings.SETTLEMENT_TEST_HOOKS and os.environ.get("SETTLEMENT_TEST_PAUSE") == point:
-        sys.stderr.write(f"SETTLEMENT_TEST_PAUSE reached {point}\n")
-        sys.stderr.flush()
-        time.sleep(3600)
 
 
 # --- writing results ------------------------------------------------------------------------------
@@ -86,7 +67,7 @@ def _write_results(round_, results, correction, now):
                             ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
 
 
-def _flag_negative(round_, players, why):
+def flag_negative(round_, players, why):
     """An ``Alert`` for each wallet of ``players`` (player ids) that ``why`` (a reversal or a
     resettle of ``round_``) took below zero (``accounts.services.post`` flagged it)."""
     negative = Account.objects.filter(kind=Account.Kind.WALLET, currency_id=round_.table.currency_id,
@@ -94,7 +75,7 @@ def _flag_negative(round_, players, why):
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
               message=f"wallet of {w.player.code} is {w.balance} {w.currency_id} after the {why} of round "
-                      f"{round_title(round_)}",
+                      f"{round_.title}",
               payload={"wallet": w.pk, "player": w.player.code, "balance": str(w.balance)})
         for w in negative])
 
@@ -131,7 +112,7 @@ def _fail(round_, reason):
     round_.save(update_fields=["state", "failure_reason"])
     event(round_, "settlement_failed", actor="system", reason=reason).save()
     Alert.objects.create(kind=Alert.Kind.SETTLEMENT_FAILED, severity=Alert.Severity.CRITICAL, table=round_.table,
-                         round=round_, message=f"round {round_title(round_)} cannot be settled: {reason}",
+                         round=round_, message=f"round {round_.title} cannot be settled: {reason}",
                          payload={"round": round_.pk, "reason": reason})
     logger.error("round %s cannot be settled: %s", round_.pk, reason)
 
@@ -146,14 +127,12 @@ def settle_round(*, round_id):
     A record the engine rejects, or whose bets differ from the round's, sends the round to
     SETTLEMENT_FAILED with the reason (and an ``Alert``) instead of raising. Returns the ``Round``.
     Raises ``NotFound``; database errors propagate (the task retries them)."""
-    pause_point("settle:before")
     with transaction.atomic():
         round_ = lock_round(round_id)
         if round_.state != State.RESULTED:
             return round_
-        table = round_.table
         try:
-            result = settle(round_.record, rules=round_.rules(), minor_units=table.currency.minor_units)
+            result = round_.result_of(round_.record)
         except (EngineInvalidRecord, ValueError) as e:
             _fail(round_, str(e))
             return round_
@@ -164,64 +143,7 @@ def settle_round(*, round_id):
                           f"{sorted(result.bets.keys() - bets.keys())[:10]}, missing {sorted(bets.keys() - result.bets.keys())[:10]})")
             return round_
         _settle_locked(round_, result, bets, correction=0)
-        pause_point("settle:inside")
-    pause_point("settle:after_commit")
     return round_
-
-
-# --- void -----------------------------------------------------------------------------------------
-
-def _reverse_locked(round_, label, user):
-    """Undo a SETTLED round by new ledger entries (nothing is edited): every stake refunded in full,
-    then every bet's current return taken back (``reverse:<bet>``, allowed to take a wallet negative,
-    which flags it and raises an ``Alert``). Bets become REFUNDED. Returns the events to write."""
-    bets = list(round_.bets.filter(state=Bet.State.SETTLED).prefetch_related("extras"))
-    events = refund_bets(round_, bets, actor=label, actor_user=user)
-    paid = [b for b in bets if b.returned]
-    players = {b.player_id for b in paid}
-    house, wallets = table_house(round_.table), player_wallets(players, round_.table.currency)
-    memo = f"void of settled round {round_title(round_)}"
-    post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
-                  amount=b.returned, memo=memo) for b in paid], allow_negative=True)
-    _flag_negative(round_, players, "reversal")
-    return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
-                           returned=str(b.returned)) for b in paid]
-
-
-def _void_locked(round_, reason, label, user):
-    """Void a locked round (see ``void_round``); returns it. Raises ``IllegalTransition``."""
-    settled = round_.state == State.SETTLED
-    round_.transition(State.VOIDED)
-    if settled:
-        events = _reverse_locked(round_, label, user)
-    else:
-        events = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
-                                          .prefetch_related("extras")), actor=label, actor_user=user)
-    round_.save(update_fields=["state", "voided_at"])
-    events.append(event(round_, RoundEvent.Kind.VOIDED, actor=label, actor_user=user, reason=reason,
-                        reversal=settled))
-    RoundEvent.objects.bulk_create(events, batch_size=5000)
-    audit.record(actor=label, actor_user=user, target=round_, reason=reason,
-                 action=OperatorAction.Action.REVERSE_ROUND if settled else OperatorAction.Action.VOID_ROUND)
-    return round_
-
-
-@transaction.atomic
-def void_round(*, round_id, reason, actor, actor_user=None):
-    """Void a round (RULES.md 10): every stake refunded in full, extra stakes (double, split,
-    insurance) included (``refund:<bet>``, ``refund:<extra key>``); bets REFUNDED; round VOIDED.
-    Allowed from OPEN, CLOSED, SUSPENDED, RESULTED and SETTLEMENT_FAILED. From SETTLED it is a
-    reversal: stakes refunded and every return taken back (``reverse:<bet>``) by new ledger
-    entries; a wallet that cannot cover it goes negative, flagged, with an ``Alert``. An already
-    VOIDED round is left alone (idempotent; one transaction, so a crash leaves nothing half done).
-    ``reason``: non-blank text; ``actor``: a user or a label (``settlement.audit``). Writes an
-    ``OperatorAction``. Returns the ``Round``. Raises ``NotFound``, ``ReasonRequired``."""
-    reason = audit.require_reason(reason)
-    label, user = audit.actor_fields(actor, actor_user)
-    round_ = lock_round(round_id)
-    if round_.state == State.VOIDED:
-        return round_
-    return _void_locked(round_, reason, label, user)
 
 
 # --- resettle -------------------------------------------------------------------------------------
@@ -277,70 +199,8 @@ def _resettle_locked(round_, result, bets, n, label, user):
             debits.append(Posting(key=key, kind=Kind.REVERSAL, source=wallet, destination=house, amount=-diff))
     post(credits)
     post(debits, allow_negative=True)
-    _flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
+    flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
     _write_results(round_, {bets[rid].pk: r for rid, r in result.bets.items()}, n, timezone.now())
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
     return diffs
-
-
-# --- beat jobs ------------------------------------------------------------------------------------
-
-def unsettled_round_ids(*, older_than=None, now=None):
-    """Ids of RESULTED rounds whose record arrived more than ``older_than`` seconds ago (default
-    the setting ``SETTLEMENT_REDRIVE_AFTER_SECONDS``): their settle task was lost or is late.
-    SETTLEMENT_FAILED rounds are not among them (never retried in a loop)."""
-    seconds = settings.SETTLEMENT_REDRIVE_AFTER_SECONDS if older_than is None else older_than
-    cutoff = (now or timezone.now()) - timedelta(seconds=seconds)
-    return list(Round.objects.filter(state=State.RESULTED, resulted_at__lte=cutoff)
-                .order_by("pk").values_list("pk", flat=True))
-
-
-def alert_stuck_rounds(*, now=None):
-    """A critical ``settlement_stuck`` ``Alert`` for each round still RESULTED more than the setting
-    ``SETTLEMENT_STUCK_AFTER_SECONDS`` after its record arrived, once per round: the re-drive has
-    sent its task again and again and it keeps failing on an error the service does not turn
-    into SETTLEMENT_FAILED (it is retried each minute; operators now see it). Returns the ids of
-    the rounds alerted."""
-    stuck = unsettled_round_ids(older_than=settings.SETTLEMENT_STUCK_AFTER_SECONDS, now=now)
-    known = set(Alert.objects.filter(kind=Alert.Kind.SETTLEMENT_STUCK, round_id__in=stuck)
-                .values_list("round_id", flat=True))
-    rounds = list(Round.objects.filter(pk__in=set(stuck) - known).select_related("table").order_by("pk"))
-    Alert.objects.bulk_create([
-        Alert(kind=Alert.Kind.SETTLEMENT_STUCK, severity=Alert.Severity.CRITICAL, table=r.table, round=r,
-              message=f"round {round_title(r)} resulted at {r.resulted_at:%Y-%m-%d %H:%M:%S} UTC and is still "
-                      "not settled: its settle task keeps failing (see the workers' log)",
-              payload={"round": r.pk, "resulted_at": r.resulted_at.isoformat()})
-        for r in rounds])
-    return [r.pk for r in rounds]
-
-
-def void_overdue_rounds(*, now=None):
-    """Void every round SUSPENDED longer than its table's ``suspend_limit_seconds`` (RULES.md 10: not
-    resolved quickly, the round is cancelled), each in its own transaction, re-checked under the
-    round lock (a round resumed meanwhile is left alone). Returns the voided round ids."""
-    now = now or timezone.now()
-    candidates = (Round.objects.filter(state=State.SUSPENDED).select_related("table")
-                  .order_by("pk").values_list("pk", "suspended_at", "table__suspend_limit_seconds"))
-    voided = []
-    for pk, *_ in [c for c in candidates if c[1] + timedelta(seconds=c[2]) <= now]:
-        with transaction.atomic():
-            round_ = lock_round(pk)
-            limit = round_.table.suspend_limit_seconds
-            if round_.state == State.SUSPENDED and round_.suspended_at + timedelta(seconds=limit) <= now:
-                _void_locked(round_, f"suspended longer than {limit} s (RULES 10)", "system", None)
-                voided.append(pk)
-    return voided
-
-
-def reconcile_ledger():
-    """Run ``accounts.reconcile.reconcile`` and record any breach as a critical ``Alert``
-    (``reconcile_breach``). Returns the ``ReconcileReport``."""
-    report = reconcile()
-    if not report.ok:
-        Alert.objects.create(
-            kind=Alert.Kind.RECONCILE_BREACH, severity=Alert.Severity.CRITICAL,
-            message=f"ledger reconcile found {len(report.breaches)} breach(es): {report.breaches[0]}",
-            payload={"breaches": report.breaches, "flagged": report.flagged,
-                     "totals": {c: {k: str(v) for k, v in t.items()} for c, t in report.totals.items()}})
-    return report

@@ -16,8 +16,8 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
+from . import jobs, services, voids
 from . import rtp_watch as rtp_watch_service
-from . import services
 
 RETRY = {"autoretry_for": (OperationalError,), "max_retries": settings.SETTLEMENT_TASK_MAX_RETRIES,
          "retry_backoff": 2, "retry_backoff_max": min(60, settings.CELERY_MAX_COUNTDOWN), "retry_jitter": True}
@@ -25,7 +25,7 @@ RETRY = {"autoretry_for": (OperationalError,), "max_retries": settings.SETTLEMEN
 
 @shared_task(name="settlement.settle_round", **RETRY)
 def settle_round(round_id):
-    """Settle round ``round_id`` (``services.settle_round``); queued by ``record_result`` on commit."""
+    """Settle round ``round_id`` (``services.settle_round``); queued by ``settlement.results.record_result`` on commit."""
     services.settle_round(round_id=round_id)
 
 
@@ -33,10 +33,10 @@ def settle_round(round_id):
 def redrive_unsettled():
     """Beat: queue ``settle_round`` again for every round RESULTED longer than
     ``SETTLEMENT_REDRIVE_AFTER_SECONDS`` (its task was lost), and alert operators of those RESULTED
-    longer than ``SETTLEMENT_STUCK_AFTER_SECONDS`` (``services.alert_stuck_rounds``). Returns the
+    longer than ``SETTLEMENT_STUCK_AFTER_SECONDS`` (``jobs.alert_stuck_rounds``). Returns the
     number queued."""
-    services.alert_stuck_rounds()
-    ids = services.unsettled_round_ids()
+    jobs.alert_stuck_rounds()
+    ids = jobs.unsettled_round_ids()
     for round_id in ids:
         settle_round.delay(round_id)
     return len(ids)
@@ -44,14 +44,14 @@ def redrive_unsettled():
 
 @shared_task(name="settlement.void_overdue", **RETRY)
 def void_overdue():
-    """Beat: void the rounds SUSPENDED longer than their table's limit (``services.void_overdue_rounds``)."""
-    return len(services.void_overdue_rounds())
+    """Beat: void the rounds SUSPENDED longer than their table's limit (``voids.void_overdue_rounds``)."""
+    return len(voids.void_overdue_rounds())
 
 
 @shared_task(name="settlement.reconcile_ledger", **RETRY)
 def reconcile_ledger():
-    """Beat: check the ledger; a breach becomes an ``Alert`` (``services.reconcile_ledger``)."""
-    return services.reconcile_ledger().ok
+    """Beat: check the ledger; a breach becomes an ``Alert`` (``jobs.reconcile_ledger``)."""
+    return jobs.reconcile_ledger().ok
 
 
 @shared_task(name="settlement.rtp_watch", **RETRY)

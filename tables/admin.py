@@ -14,13 +14,13 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 from django.utils.html import format_html, format_html_join
 
-from config.backoffice import views as actions
-from config.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
-from config.backoffice.selectors import audit_trail
+from delivery.backoffice import views as actions
+from delivery.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from delivery.backoffice.selectors import audit_trail
 
 from . import rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
-from .replay import build_replay, round_title, shoe_title
+from delivery.backoffice.replay import build_replay
 
 
 class TableLimitInline(admin.TabularInline):
@@ -196,11 +196,11 @@ class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
 
     @admin.display(description="round", ordering="external_id")
     def round_name(self, round_):
-        return round_title(round_)
+        return round_.title
 
     @admin.display(description="shoe")
     def shoe_shown(self, round_):
-        return shoe_title(round_.shoe)
+        return round_.shoe.title
 
     @admin.display(description="shoe", ordering="shoe__sequence")
     def shoe_link(self, round_):
@@ -217,7 +217,7 @@ class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
         round_ = self.get_object(request, object_id)
         if round_ is not None:
             extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk, round_=round_),
-                             "audit": audit_trail(round_), "subtitle": round_title(round_),
+                             "audit": audit_trail(round_), "subtitle": round_.title,
                              "can_void": request.user.has_perm("tables.void_round"),
                              "can_resettle": request.user.has_perm("tables.resettle_round")}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -231,7 +231,7 @@ class ShoeAdmin(ReadOnlyAdmin):
 
     @admin.display(description="shoe", ordering="sequence")
     def shoe_name(self, shoe):
-        return shoe_title(shoe)
+        return shoe.title
 
 
 class RoundColumnMixin:
@@ -244,7 +244,7 @@ class RoundColumnMixin:
 
     @admin.display(description="round")
     def round_name(self, obj):
-        return round_title(obj.round) if obj.round_id else ""
+        return obj.round.title if obj.round_id else ""
 
 
 @admin.register(RoundEvent)

@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import MONEY, Currency, ImmutableModel, Player
-from wagering.exceptions import IllegalTransition
+from tables.exceptions import IllegalTransition
 
 
 class Variant(models.TextChoices):
@@ -162,6 +162,11 @@ class Shoe(models.Model):
     def __str__(self):
         return f"{self.table_id} shoe {self.sequence}"
 
+    @property
+    def title(self):
+        """``TABLE-CODE shoe N`` (needs ``table`` loaded)."""
+        return f"{self.table.code} shoe {self.sequence}"
+
 
 class Round(models.Model):
     """One round of a table, identified by the game server's ``external_id`` (unique per table).
@@ -233,6 +238,20 @@ class Round(models.Model):
         (fixed once played) with the pay tables the round opened with. Raises ``ValueError``."""
         from tables.engine import ruleset
         return ruleset(self.table.variant, self.pay_tables or None)
+
+    def result_of(self, record):
+        """The engine's ``RoundResult`` of ``record`` (a decoded round record, docs/round-record.md)
+        under this round's rules (``rules``) in its table's currency (``table.currency`` loaded):
+        the one way the platform settles, checks and replays a record. Raises the engine's
+        ``InvalidRecord`` (its ``path`` names the field) or ``ValueError`` (bad pay tables)."""
+        from tables.engine import settle
+        return settle(record, rules=self.rules(), minor_units=self.table.currency.minor_units)
+
+    @property
+    def title(self):
+        """The round as operators name it: ``TABLE-CODE/external id`` (external ids repeat across
+        tables). Needs ``table`` loaded."""
+        return f"{self.table.code}/{self.external_id}"
 
     def transition(self, to, *, at=None):
         """Move to state ``to`` (a ``Round.State``) in memory, stamping its timestamp; the caller

@@ -1,36 +1,22 @@
-"""Round lifecycle (RULES.md 3, 9, 10; ROUND_RECORD.md): open a round, suspend, resume, and take
-the round record. Betting, closing and cancelling move money and live in ``wagering.services``.
+"""Round lifecycle without money (RULES 3, 9, 10): open a round, suspend, resume, report play
+events for the timeline. Betting and closing are ``wagering``'s; taking the round record,
+cancelling, voiding and settling are ``settlement``'s.
 
-Plain functions with keyword arguments, each in one database transaction, locking the round row
-before anything else (then seats, then wallets, each in primary-key order). ``actor`` is a short
-string naming who acts (``game-server:<user>``, ``operator:<user>``, ``system``), ``actor_user``
-the Django user, if any; both go to the round's timeline (``RoundEvent``).
+Plain functions with keyword arguments, each in one database transaction, taking its locks in the
+platform's order (``tables.locks``). ``actor`` is a short string naming who acts
+(``game-server:<user>``, ``operator:<user>``, ``system``), ``actor_user`` the Django user, if any;
+both go to the round's timeline (``RoundEvent``).
 """
 
-import importlib
-import json
-from decimal import Decimal
+from django.db import transaction
 
-from django.db import connection, transaction
-
-from accounts.models import Account
+from accounts.selectors import player_wallets
 from accounts.services import house_account
-from tables.engine import InvalidRecord as EngineInvalidRecord
-from tables.engine import settle
-from wagering.exceptions import IllegalTransition, InvalidInput, InvalidRecord, NotFound
-from wagering.models import Bet, BetExtra
-from wagering.validation import check_json
 
-from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
-
-
-def settlement_hook(module, name):
-    """``<module>.<name>`` (e.g. ``settlement.services``, ``void_round``) if settlement provides it,
-    else None: settlement is built after wagering, and without it rounds wait for it."""
-    try:
-        return getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        return None
+from .exceptions import IllegalTransition, InvalidInput, NotFound
+from .locks import lock_round, lock_seats, lock_shoe, lock_table
+from .models import Round, RoundEvent, Seat, Table, TableLimit
+from .validation import check_json
 
 
 def event(round_, event_kind, *, actor="", actor_user=None, **payload):
@@ -51,23 +37,6 @@ def get_table(code):
         return Table.objects.select_related("currency").get(code=code)
     except Table.DoesNotExist:
         raise NotFound(f"no table {code!r}") from None
-
-
-def lock_round(round_id, *, shared=False):
-    """Load round ``round_id`` (with its table and currency) under a row lock: ``FOR UPDATE`` for a
-    state change, ``FOR SHARE`` (``shared``, PostgreSQL) for placing bets, so that bets do not queue
-    behind each other but a close or cancel waits for the bets in flight and they wait for it.
-    Raises ``NotFound``."""
-    if shared and connection.vendor == "postgresql":
-        found = list(Round.objects.raw(f"SELECT * FROM {Round._meta.db_table} WHERE id = %s FOR SHARE",
-                                       [round_id]))
-    else:
-        found = list(Round.objects.select_for_update().filter(pk=round_id))
-    if not found:
-        raise NotFound(f"no round {round_id}")
-    round_ = found[0]
-    round_.table = Table.objects.select_related("currency").get(pk=round_.table_id)
-    return round_
 
 
 def unseat(seat, round_, reason, *, actor="", actor_user=None):
@@ -92,7 +61,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     the shoe's cut card is out, or ``external_id`` reused with another shoe).
     """
     table = get_table(table_code)
-    Table.objects.select_for_update().filter(pk=table.pk).first()  # one opener per table at a time
+    lock_table(table)
     existing = Round.objects.filter(table=table, external_id=external_id).select_related("shoe").first()
     if existing is not None:
         if existing.shoe.sequence != shoe:
@@ -103,8 +72,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     busy = Round.objects.filter(table=table, state__in=Round.IN_PLAY).first()
     if busy is not None:
         raise IllegalTransition(f"round {busy.external_id} of table {table.code} is still {busy.state}")
-    shoe_row, _ = Shoe.objects.select_for_update().get_or_create(
-        table=table, sequence=shoe, defaults={"burn_count": burn_count})
+    shoe_row = lock_shoe(table, shoe, burn_count=burn_count)
     if shoe_row.cut_card_out:
         raise IllegalTransition(f"shoe {shoe} of table {table.code} is finished: reshuffle and open a new shoe")
     shoe_row.rounds_dealt += 1
@@ -117,13 +85,11 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     events = [event(round_, RoundEvent.Kind.OPENED, actor=actor, actor_user=actor_user,
                     shoe=shoe, shoe_round=round_.shoe_round)]
     minimum = TableLimit.objects.filter(table=table, bet_type="main").values_list("min_stake", flat=True).first()
-    seats = list(Seat.objects.select_for_update().filter(table=table, player__isnull=False).order_by("pk"))
+    seats = lock_seats(table, occupied=True)
     if seats and minimum is not None:
-        balances = dict(Account.objects.filter(kind=Account.Kind.WALLET, currency=table.currency,
-                                               player__in=[s.player_id for s in seats])
-                        .values_list("player_id", "balance"))
+        wallets = player_wallets({s.player_id for s in seats}, table.currency)
         events += [unseat(s, round_, "balance below the table minimum", actor=actor, actor_user=actor_user)
-                   for s in seats if balances.get(s.player_id, 0) < minimum]
+                   for s in seats if (w := wallets.get(s.player_id)) is None or w.balance < minimum]
     RoundEvent.objects.bulk_create(events)
     return round_
 
@@ -182,89 +148,3 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other
         rows.append(RoundEvent(round=round_, kind=kind, actor=actor[:100], actor_user=actor_user, payload=payload))
     return RoundEvent.objects.bulk_create(rows)
-
-
-def _platform_bets(round_):
-    """The bets the platform holds for ``round_`` (refunded ones left out), as check_record
-    compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total})}``
-    (follow_double counts as double, follow_split as split). Two queries of plain rows: a boundless
-    round holds thousands of bets, and this runs while the game server waits for its answer."""
-    bets = round_.bets.exclude(state=Bet.State.REFUNDED)
-    held = {record_id: (fields, {}) for record_id, *fields in
-            bets.values_list("record_id", "player__code", "type", "seat", "stake")}
-    for record_id, kind, amount in (BetExtra.objects.filter(bet__in=bets)
-                                     .values_list("bet__record_id", "kind", "amount")):
-        totals = held[record_id][1]
-        kind = kind.removeprefix("follow_")
-        totals[kind] = totals.get(kind, Decimal(0)) + amount
-    return held
-
-
-def _as_json(value):
-    """``value`` (str, int, ``Decimal`` or None) as JSON writes it, for error messages: ``"5.00"``, ``null``."""
-    return json.dumps(str(value) if isinstance(value, Decimal) else value)
-
-
-def check_record(round_, record):
-    """Validate ``record`` (a decoded round record, ROUND_RECORD.md) for ``round_`` with the engine
-    and against the bets the platform holds: the same round id, currency and shoe round; the same
-    bets (by ``record_id``: player, type, seat and original stake) and, per bet, the extra stakes
-    the engine derives from the actions and flags equal to the ``BetExtra`` rows (double, split,
-    insurance). Returns the engine's ``RoundResult``. Raises ``InvalidRecord`` whose
-    ``extra["field"]`` is the record's field path."""
-    table = round_.table
-    for field, expected in (("round", round_.external_id), ("currency", table.currency_id),
-                            ("shoe_round", round_.shoe_round)):
-        if isinstance(record, dict) and record.get(field) != expected:
-            raise InvalidRecord(f"{field}: expected {expected!r}, got {record.get(field)!r}", field=field)
-    try:
-        result = settle(record, rules=round_.rules(), minor_units=table.currency.minor_units)
-    except EngineInvalidRecord as e:
-        raise InvalidRecord(str(e), field=e.path) from None
-    bets = _platform_bets(round_)
-    unknown = [i for i in result.bets if i not in bets]
-    missing = [i for i in bets if i not in result.bets]
-    if unknown or missing:
-        raise InvalidRecord(f"bets: the record's bets differ from the platform's (unknown {unknown}, "
-                            f"missing {missing})", field="bets")
-    for index, (record_id, engine_bet) in enumerate(result.bets.items()):
-        player, type_, seat, stake = bets[record_id][0]
-        for field, ours, theirs in (("player", player, engine_bet.player), ("type", type_, engine_bet.type),
-                                    ("seat", seat, engine_bet.seat), ("stake", stake, engine_bet.stake)):
-            if ours != theirs:
-                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(ours)}, the record says "
-                                    f"{_as_json(theirs)}", field=f"bets[{index}].{field}")
-    for index, (record_id, engine_bet) in enumerate(result.bets.items()):
-        ours = bets[record_id][1]
-        if ours != dict(engine_bet.extras):
-            theirs = {k: str(v) for k, v in engine_bet.extras.items()}
-            raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
-                                f"{ {k: str(v) for k, v in ours.items()} }", field=f"bets[{index}]")
-    return result
-
-
-@transaction.atomic
-def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=None):
-    """Take the round record of a CLOSED round (ROUND_RECORD.md): validate it (``check_record``),
-    store it unchanged as evidence, move the round to RESULTED and queue settlement after commit.
-    ``cut_card_out``: the cut card came out in this round, the last of its shoe (RULES 1).
-    The same record again for a round already RESULTED, SETTLED or SETTLEMENT_FAILED returns the
-    round unchanged (safe to retry); another record is an ``IllegalTransition``. Returns the
-    ``Round``. Raises ``NotFound``, ``IllegalTransition``, ``InvalidRecord``, ``InvalidInput`` (a
-    NUL character in the record) (nothing changes then)."""
-    round_ = lock_round(round_id)
-    if round_.state in (Round.State.RESULTED, Round.State.SETTLED, Round.State.SETTLEMENT_FAILED) \
-            and round_.record == record:
-        return round_  # the same record again (a retry): already taken, nothing changes
-    round_.transition(Round.State.RESULTED)
-    check_json(record, "record")  # no NUL (PostgreSQL's jsonb refuses it)
-    check_record(round_, record)
-    round_.record = record
-    round_.save(update_fields=["state", "resulted_at", "record"])
-    if cut_card_out:
-        Shoe.objects.filter(pk=round_.shoe_id).update(cut_card_out=True)
-    event(round_, RoundEvent.Kind.RESULTED, actor=actor, actor_user=actor_user, cut_card_out=cut_card_out).save()
-    settle_round = settlement_hook("settlement.tasks", "settle_round")
-    if settle_round is not None:
-        settle_round.delay_on_commit(round_.pk)
-    return round_

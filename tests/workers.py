@@ -22,8 +22,9 @@ def database_url():
 
 
 class Worker:
-    """One ``celery -A config worker`` process; ``extra_env`` adds variables (e.g. a test-only pause
-    point). ``stop()`` ends it gracefully, ``kill()`` with SIGKILL (a crash)."""
+    """One ``celery -A config worker`` process, with the test-only pause points of
+    ``tests.worker_hooks``; ``extra_env`` adds variables (e.g. ``WORKER_TEST_PAUSE``). ``stop()``
+    ends it gracefully, ``kill()`` with SIGKILL (a crash)."""
 
     def __init__(self, name, concurrency=1, extra_env=None, log_dir=None):
         env = dict(os.environ, DATABASE_URL=database_url(), PYTHONUNBUFFERED="1", **(extra_env or {}))
@@ -32,7 +33,7 @@ class Worker:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", str(concurrency),
-             "-n", f"{name}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+             "-n", f"{name}@%h", "--include", "tests.worker_hooks", "--without-gossip", "--without-mingle", "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self._wait_ready()
 

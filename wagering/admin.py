@@ -12,14 +12,14 @@ from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from config.backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
+from delivery.backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
                                           ReadOnlyAdmin, ReadOnlyInline, operator_zone, parse_id)
-from config.backoffice.money import format_money
-from config.backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
-from tables.replay import build_replay
+from delivery.backoffice.money import format_money
+from delivery.backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
+from delivery.backoffice.replay import build_replay
 
 from .models import Bet, BetExtra
-from .selectors import bet_ledger_entries
+from settlement.selectors import bet_ledger_entries
 
 
 class BetSearchFilter(InputFilter):

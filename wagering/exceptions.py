@@ -1,36 +1,13 @@
-"""The errors of rounds and bets. Each carries a stable machine-readable ``code`` that the
-game-server API returns as ``{"code": ..., "detail": ...}`` (``wagering.api.exception_handler``).
+"""The errors of bets (RULES 4, 6, 8, 9). Each carries a stable machine-readable ``code`` (see
+``tables.exceptions.ServiceError``); nothing is written when a service raises one."""
 
-Nothing is written when a service raises one of these (the service's transaction rolls back).
-The ledger's own errors (``accounts.exceptions``: ``insufficient_funds``, ``invalid_amount``,
-``idempotency_conflict``, ``currency_mismatch``) are mapped the same way by their ``.code``.
-"""
+from tables.exceptions import ServiceError
 
 
-class WageringError(Exception):
-    """Base of every round/bet error. ``code`` is stable; ``status`` is the HTTP status the API uses."""
+class WageringError(ServiceError):
+    """Base of the bet errors."""
 
     code = "wagering_error"
-    status = 400
-
-    def __init__(self, detail, **extra):
-        super().__init__(detail)
-        self.detail = detail
-        self.extra = extra
-
-
-class NotFound(WageringError):
-    """An unknown table, round, bet or player."""
-
-    code = "not_found"
-    status = 404
-
-
-class IllegalTransition(WageringError):
-    """A round (or bet) state change the state machine does not allow (ARCHITECTURE: state machines)."""
-
-    code = "illegal_transition"
-    status = 409
 
 
 class BettingClosed(WageringError):
@@ -76,16 +53,3 @@ class InvalidExtra(WageringError):
     """An extra stake that does not fit the bet (double on a side bet, a second split...) (RULES 4, 6)."""
 
     code = "invalid_extra"
-
-
-class InvalidRecord(WageringError):
-    """The round record is invalid or disagrees with the bets the platform holds. ``extra["field"]``
-    is the record's field path (the engine's ``InvalidRecord.path``)."""
-
-    code = "invalid_record"
-
-
-class InvalidInput(WageringError):
-    """A request body that is malformed (missing or mistyped fields)."""
-
-    code = "invalid_input"

@@ -1,13 +1,11 @@
-"""``place_bets`` on PostgreSQL: its three bulk statements, each ONE statement with array
-parameters sent in binary (``accounts.sql.execute_binary``), where the ORM would send thousands
-of quoted parameters (``IN (...)`` lists) and build a model instance per event row.
+"""``place_bets`` on PostgreSQL: its bulk statements, each ONE statement with array parameters sent
+in binary (``accounts.sql.execute_binary``), where the ORM would send thousands of quoted
+parameters (``IN (...)`` lists) and build a model instance per event row.
 
-- ``lock_wallets``: the players' wallets locked in primary-key order, with their players;
-- ``wallets``: the wallets of thousands of players (a settlement's payouts, a void's refunds);
 - ``known_bets``: the bets already placed under some keys, or on some record ids of the round;
 - ``insert_bets``: the new bets and their ``bet_placed`` events.
 
-Every other database runs the ORM path in ``wagering.services`` (same rows, same order, same
+Every other database runs the ORM path in ``wagering.placement`` (same rows, same order, same
 errors: a unique key already taken raises Django's ``IntegrityError``)."""
 
 import json
@@ -16,71 +14,17 @@ import re
 from django.db import connection
 from django.utils import timezone
 
-from accounts.models import Account, Player
-from accounts.sql import BY_KEY, execute_binary, number_array
+from accounts.sql import execute_binary, instances, select_list
 from tables.models import RoundEvent
 
 from .models import Bet
 
 
-def _select(model, alias, names=None):
-    """The select list of ``model``'s concrete columns, or of those whose field is in ``names``
-    (in ``model``'s field order, which ``from_db`` expects)."""
-    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in model._meta.concrete_fields
-                     if names is None or f.attname in names)
-
-
-def _instances(model, rows, names=None):
-    """Model instances of ``rows`` (tuples of the columns ``_select(model, alias, names)`` lists),
-    as a queryset makes them; the fields not in ``names`` are deferred (loaded if read)."""
-    return [model.from_db(connection.alias, names, row) for row in rows]
-
-
-#: The columns of a wallet and its player that placing bets and posting stakes read; the others
-#: are deferred (their reading and parsing, timestamps above all, was most of the query's time).
-WALLET_FIELDS = {"id", "kind", "currency_id", "player_id", "balance", "negative_flagged"}
-PLAYER_FIELDS = {"id", "code", "account_kind"}
-
-
-def lock_wallets(currency, codes):
-    """The wallets in ``currency`` (a ``Currency``) of the players whose code is in ``codes`` (a
-    set of str), locked ``FOR UPDATE`` in primary-key order; each with its ``player`` and
-    ``currency`` (the instance given) loaded. Returns a list of ``Account``; the fields outside
-    ``WALLET_FIELDS`` and ``PLAYER_FIELDS`` are deferred."""
-    width = len(WALLET_FIELDS)
-    rows = execute_binary(
-        f"""SELECT {_select(Account, "a", WALLET_FIELDS)}, {_select(Player, "p", PLAYER_FIELDS)}
-            FROM {Account._meta.db_table} AS a JOIN {Player._meta.db_table} AS p ON p.id = a.player_id
-            WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar AND p.code = ANY(%b::varchar[])
-            ORDER BY a.id FOR UPDATE OF a""",
-        [Account.Kind.WALLET.value, currency.pk, list(codes)])
-    wallets = _instances(Account, [row[:width] for row in rows], WALLET_FIELDS)
-    for wallet, player in zip(wallets, _instances(Player, [row[width:] for row in rows], PLAYER_FIELDS)):
-        wallet.player, wallet.currency = player, currency
-    return wallets
-
-
-def wallets(currency, player_ids):
-    """The wallets in ``currency`` (a ``Currency``, set on each) of the players ``player_ids`` (ints),
-    found through the player index one by one whatever the estimates (``BY_KEY``): for the 10,000
-    winners of a round the planner scanned every wallet. Returns a list of ``Account``; the fields
-    outside ``WALLET_FIELDS`` are deferred."""
-    rows = execute_binary(
-        f"""SELECT {_select(Account, "a", WALLET_FIELDS)}
-            FROM unnest(%s::bigint[]) AS p(id) JOIN {Account._meta.db_table} AS a ON a.player_id = p.id
-            WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar""",
-        [number_array(player_ids), Account.Kind.WALLET.value, currency.pk], planner=BY_KEY)
-    found = _instances(Account, rows, WALLET_FIELDS)
-    for wallet in found:
-        wallet.currency = currency
-    return found
-
-
 def known_bets(round_, keys, record_ids):
     """The ``Bet`` rows whose idempotency key is in ``keys``, or of ``round_`` whose record id is
     in ``record_ids`` (sets of str)."""
-    return _instances(Bet, execute_binary(
-        f"""SELECT {_select(Bet, "b")} FROM {Bet._meta.db_table} AS b
+    return instances(Bet, execute_binary(
+        f"""SELECT {select_list(Bet, "b")} FROM {Bet._meta.db_table} AS b
             WHERE b.idempotency_key = ANY(%b::varchar[])
                OR (b.round_id = %b::bigint AND b.record_id = ANY(%b::varchar[]))""",
         [list(keys), round_.pk, list(record_ids)]))

@@ -1,27 +1,25 @@
-"""Type checks of the game server's requests, before anything reaches the database: one place for
-a single request and each item of a batch (``wagering.services.place_bets`` /
-``add_extra_stakes``), and for the JSON payloads stored as evidence (events, round records).
-
-PostgreSQL rejects NUL characters in ``text`` and ``jsonb``: every string stored is checked here
-(``invalid_input``), so that a NUL is a 400, never a database error.
+"""Type checks of the game server's bet and extra-stake requests, before anything reaches the
+database: one place for a single request and each item of a batch (``wagering.placement`` /
+``wagering.extras``). Strings are checked for NUL characters too (PostgreSQL's text refuses them):
+a NUL is a 400 ``invalid_input``, never a database error.
 """
 
 import math
 
 from accounts.exceptions import InvalidAmount
 
-from .exceptions import InvalidInput
+from tables.exceptions import InvalidInput
 from .models import Bet, BetExtra
 
 #: The most items one batch request (``{"bets": [...]}``, ``{"extras": [...]}``) may carry.
 MAX_BATCH = 5000
 
-#: ``#mirror`` is appended to a premium bet's key and record id for its mirrored bet.
+#: ``#mirror`` (``wagering.placement.MIRROR``) is appended to a premium bet's key and record id for
+#: its mirrored bet.
 MIRROR_SUFFIX = len("#mirror")
 KEY_MAX = Bet._meta.get_field("idempotency_key").max_length - MIRROR_SUFFIX
 RECORD_ID_MAX = Bet._meta.get_field("record_id").max_length - MIRROR_SUFFIX
 PLAYER_MAX = Bet._meta.get_field("player").related_model._meta.get_field("code").max_length
-MAX_DEPTH = 32
 
 
 def _string(name, value, max_length, *, required=True):
@@ -73,23 +71,6 @@ def check_extra_request(request):
             _string("cards[]", card, 8)
 
 
-def check_json(value, name="payload", depth=0):
-    """Raise ``InvalidInput`` if ``value`` (decoded JSON to store in a ``jsonb``) holds a NUL
-    character in any string (keys included) or is nested deeper than ``MAX_DEPTH``."""
-    if depth > MAX_DEPTH:
-        raise InvalidInput(f"{name}: nested too deeply")
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise InvalidInput(f"{name}: must not contain NUL characters")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            check_json(key, name, depth + 1)
-            check_json(item, f"{name}.{key}"[:200], depth + 1)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            check_json(item, f"{name}[{i}]"[:200], depth + 1)
-
-
 def json_safe(value):
     """``value`` (a field of a rejected request) as it goes into a ``bet_rejected`` event: JSON
     scalars as they are (``null`` stays null), strings cut to 200 characters and NUL characters
@@ -99,3 +80,12 @@ def json_safe(value):
         return value if not isinstance(value, int) or abs(value) < 10**18 else str(value)[:200]
     text = value if isinstance(value, str) else str(value)
     return text[:200].replace("\x00", "\ufffd")
+
+
+def well_typed(check, request):
+    """True if ``check`` (a check of this module) passes ``request``."""
+    try:
+        check(request)
+    except (InvalidInput, InvalidAmount):
+        return False
+    return True

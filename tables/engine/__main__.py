@@ -27,7 +27,7 @@ def _load(path: str):
     text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
     data = json.loads(text)
     if isinstance(data, dict) and "record" in data and "format" not in data:
-        data = data["record"]  # a case file from shared/cases
+        data = data["record"]  # a case file of tests/data/cases
     return data
 
 

@@ -1,5 +1,6 @@
 """``accounts.sql``: statements with binary parameters, number arrays as literals, and planner
-settings that hold for one statement only; ``wagering``'s wallets of players read through them."""
+settings that hold for one statement only; the wallets of many players read through them
+(``accounts.selectors.player_wallets``) and locked (``accounts.locks.lock_wallets``)."""
 
 from decimal import Decimal
 
@@ -8,7 +9,8 @@ from django.db import DataError, transaction
 
 from accounts.sql import BY_KEY, execute_binary, number_array
 from tests.factories import CurrencyFactory, PlayerFactory, fund
-from wagering.services import player_wallets
+from accounts.locks import lock_wallets
+from accounts.selectors import player_wallets
 
 pytestmark = pytest.mark.django_db
 
@@ -47,4 +49,5 @@ def test_player_wallets_are_the_wallets_of_those_players_in_that_currency():
         alice.pk: ("EUR", Decimal("10.00")), bob.pk: ("EUR", Decimal("20.00"))}
     assert wallets[alice.pk].currency is eur  # no query per wallet for its currency
     assert player_wallets({carol.pk}, usd) == {}
-    assert set(player_wallets({alice.pk, carol.pk}, eur, lock=True)) == {alice.pk, carol.pk}
+    with transaction.atomic():
+        assert set(lock_wallets({alice.pk, carol.pk}, eur)) == {alice.pk, carol.pk}

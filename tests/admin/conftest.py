@@ -4,11 +4,12 @@ staff users in each role."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from config.backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER, ensure_roles
+from delivery.backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER, ensure_roles
 from settlement.services import settle_round
-from tables.services import record_result
+from settlement.results import record_result
 from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory
-from wagering.services import close_betting, place_bets
+from wagering.closing import close_betting
+from wagering.placement import place_bets
 
 PASSWORD = "operator-pass-1"
 

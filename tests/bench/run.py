@@ -1,7 +1,7 @@
 """``make bench-run``: the table simulator end to end on PostgreSQL with 2 real worker processes.
 
 Deals SEATED_ROUNDS classic/premium rounds (split over the two EUR tables) and BOUNDLESS_ROUNDS
-boundless rounds of BOUNDLESS_PLAYERS players each, through the services (``tables.simulator``),
+boundless rounds of BOUNDLESS_PLAYERS players each, through the services (``delivery.simulator``),
 while 2 Celery workers settle; then prints rounds/s (dealing), bets settled/s (first record to
 last settlement) and the latency from a round's record to its settlement (``resulted_at`` →
 ``settled_at``: median, 95th percentile) with its three parts (validating the record, waiting for
@@ -76,7 +76,8 @@ def _measure(label, result):
 def main():
     args = _args()
     setup()
-    from tables.simulator import SimConfig, run_simulation
+    from delivery.simulator.config import SimConfig
+    from delivery.simulator.runner import run_simulation
     from tests.workers import Worker, purge_queues
 
     purge_queues()

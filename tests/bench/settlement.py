@@ -45,7 +45,7 @@ def _boundless(table, players, wallets, house, name):
     from tables.models import Round
     from tables.services import open_round
     from wagering.models import Bet
-    from wagering.services import close_betting
+    from wagering.closing import close_betting
 
     rng = random.Random(7)
     round_ = open_round(table_code=table.code, external_id=name, shoe=1)

@@ -123,7 +123,7 @@ def main():
     from accounts.models import Currency
     from tables.models import Table, TableLimit
     from tables.services import open_round
-    from wagering.services import place_bet, place_bets
+    from wagering.placement import place_bet, place_bets
 
     run = uuid.uuid4().hex[:8]
     eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})

@@ -6,10 +6,12 @@ import itertools
 import pytest
 
 from settlement.services import settle_round
-from tables.services import open_round, record_result
+from tables.services import open_round
+from settlement.results import record_result
 from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, PremiumTableFactory
 from tests.wagering.conftest import client_for
-from wagering.services import close_betting, place_bets
+from wagering.closing import close_betting
+from wagering.placement import place_bets
 
 _rounds = itertools.count(1)
 

@@ -6,7 +6,7 @@ from rest_framework.authtoken.models import Token
 
 from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
-from wagering.player_api.authentication import CACHE
+from delivery.api.player.authentication import CACHE
 
 pytestmark = pytest.mark.django_db
 

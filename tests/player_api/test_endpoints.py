@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
-from wagering.player_api.serializers import PlayerBetSerializer
+from delivery.api.player.serializers import PlayerBetSerializer
 from wagering.selectors import bets_for_player
 
 pytestmark = pytest.mark.django_db

@@ -24,9 +24,10 @@ from settlement.services import settle_round
 from tables.engine import Shoe
 from tables.engine.play import RoundPlay
 from tables.engine.strategy import basic_strategy
-from tables.services import record_result
+from settlement.results import record_result
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
-from wagering.services import close_betting, place_bets
+from wagering.closing import close_betting
+from wagering.placement import place_bets
 
 pytestmark = pytest.mark.django_db
 

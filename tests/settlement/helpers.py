@@ -3,10 +3,12 @@
 from decimal import Decimal
 
 from accounts.models import Account, LedgerTransaction
-from tables import services as rounds
+from settlement.results import record_result
 from tables.models import Round
 from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory
-from wagering import services as wagering
+from wagering.closing import close_betting
+from wagering.extras import add_extra_stake
+from wagering.placement import place_bets
 from wagering.models import Bet
 
 # RULES 7 (the shared-hand case): dealer 7D TC (17, stands); players share TH 6C, then 5S.
@@ -48,16 +50,16 @@ def played_round(table=None, bets=BETS, *, result=True):
     table = table or BoundlessTableFactory()
     round_ = RoundFactory(table=table)
     players = {rid: PlayerFactory(funded=str(FUNDS)) for rid in bets}
-    outcomes = wagering.place_bets(round_id=round_.pk, bets=[
+    outcomes = place_bets(round_id=round_.pk, bets=[
         {"key": f"{round_.pk}:{rid}", "player": players[rid].code, "type": t, "stake": stake, "record_id": rid}
         for rid, (t, stake, _, _) in bets.items()])
     assert all(o.error is None for o in outcomes), [o.error for o in outcomes]
-    wagering.close_betting(round_id=round_.pk)
+    close_betting(round_id=round_.pk)
     for rid, (_, _, actions, _) in bets.items():
         if actions and actions[0] == "double":
-            wagering.add_extra_stake(round_id=round_.pk, bet=rid, kind="double", cards=PLAYER_CARDS[:2])
+            add_extra_stake(round_id=round_.pk, bet=rid, kind="double", cards=PLAYER_CARDS[:2])
     if result:
-        rounds.record_result(round_id=round_.pk, record=record_for(round_, bets))
+        record_result(round_id=round_.pk, record=record_for(round_, bets))
     return Round.objects.get(pk=round_.pk), players
 
 

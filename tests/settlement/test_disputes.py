@@ -9,7 +9,7 @@ from settlement import disputes
 from settlement.exceptions import AdjustmentNotAllowed, NoBets, NotOwnBets, ReasonRequired
 from settlement.models import Dispute, OperatorAction
 from tests.factories import PlayerFactory, UserFactory
-from wagering.exceptions import IllegalTransition
+from tables.exceptions import IllegalTransition
 from wagering.models import Bet
 
 from .helpers import FUNDS, balance, played_round

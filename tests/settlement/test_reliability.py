@@ -11,8 +11,8 @@ from django.db import connection
 
 from accounts.models import LedgerTransaction
 from settlement import tasks
-from settlement.services import void_round
-from tables import services as rounds
+from settlement.voids import void_round
+from tables.services import suspend
 from tables.models import Round
 from tests.factories import BoundlessTableFactory
 from wagering.models import Bet
@@ -63,19 +63,19 @@ def test_duplicate_delivery_to_two_workers_pays_each_bet_once(celery_workers):
     assert round_.events.filter(kind="settled").count() == 1
 
 
-@pytest.mark.parametrize("point", ["settle:before", "settle:inside", "settle:after_commit"])
+@pytest.mark.parametrize("point", ["before", "inside", "after"])
 def test_worker_killed_mid_settlement_then_the_redrive_completes_it(celery_workers, point):
-    doomed = celery_workers(f"doomed-{point.split(':')[1]}",
-                            extra_env={"SETTLEMENT_TEST_HOOKS": "true", "SETTLEMENT_TEST_PAUSE": point})
+    pause = f"{point}:settlement.settle_round"
+    doomed = celery_workers(f"doomed-{point}", extra_env={"WORKER_TEST_PAUSE": pause})
     round_, players = played_round()
-    wait_for(lambda: f"SETTLEMENT_TEST_PAUSE reached {point}" in doomed.output(), what=f"pause at {point}")
+    wait_for(lambda: f"WORKER_TEST_PAUSE reached {pause}" in doomed.output(), what=f"pause at {pause}")
     doomed.kill()
-    expected = Round.State.SETTLED if point == "settle:after_commit" else Round.State.RESULTED
+    expected = Round.State.SETTLED if point == "after" else Round.State.RESULTED
     wait_for(lambda: state(round_) == expected, what="the killed transaction to be gone")
     rescuer = celery_workers("rescuer", extra_env={"SETTLEMENT_REDRIVE_AFTER_SECONDS": "0"})
     tasks.redrive_unsettled.delay()
     wait_for(lambda: state(round_) == Round.State.SETTLED, what="the re-drive to settle it")
-    if point != "settle:after_commit":
+    if point != "after":
         wait_for(lambda: done([rescuer]) >= 1, what="the re-driven task")
     assert_paid_once(round_, players)
     assert round_.events.filter(kind="settled").count() == 1
@@ -149,7 +149,7 @@ def test_beat_redrives_a_lost_task_and_voids_a_round_suspended_too_long(celery_w
     purge_queues()  # ... and lost
     quick = BoundlessTableFactory(suspend_limit_seconds=0)
     stuck, stuck_players = played_round(quick, result=False)
-    rounds.suspend(round_id=stuck.pk, reason="card scanner fault")
+    suspend(round_id=stuck.pk, reason="card scanner fault")
     celery_workers("beat-jobs", extra_env={"SETTLEMENT_REDRIVE_AFTER_SECONDS": "0"})
     tasks.redrive_unsettled.delay()
     tasks.void_overdue.delay()

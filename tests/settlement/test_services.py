@@ -8,14 +8,17 @@ from django.utils import timezone
 
 from accounts.models import Account
 from accounts.services import withdraw
-from settlement import services
+from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
+from settlement.services import resettle_round, settle_round
+from settlement.voids import void_overdue_rounds, void_round
 from settlement.exceptions import ReasonRequired
 from settlement.models import Alert, OperatorAction, RoundCorrection, SettlementDetail
-from tables import services as rounds
+from settlement.results import record_result
+from tables.services import suspend
 from tables.models import Round
 from tests.factories import BoundlessTableFactory, UserFactory
-from wagering import services as wagering
-from wagering.exceptions import IllegalTransition, InvalidRecord
+from settlement.voids import cancel
+from tables.exceptions import IllegalTransition, InvalidRecord
 from wagering.models import Bet
 
 from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for
@@ -29,7 +32,7 @@ def returns_of(round_):
 
 def test_settle_pays_each_return_once_and_keeps_the_engine_detail():
     round_, players = played_round()
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     round_.refresh_from_db()
     assert round_.state == Round.State.SETTLED and round_.settled_at
     for rid, (_, _, _, expected) in BETS.items():
@@ -54,30 +57,30 @@ def test_a_round_is_priced_with_the_pay_tables_it_opened_with():
     table.save()
     dealer = ["6D", "TC", "9S"]  # 16, draws a 9: the dealer busts with 3 cards (default odds 1:1)
     record = record_for(round_, bets, dealer=dealer, player_cards=["TH", "6C"])
-    rounds.record_result(round_id=round_.pk, record=record)
-    services.settle_round(round_id=round_.pk)
+    record_result(round_id=round_.pk, record=record)
+    settle_round(round_id=round_.pk)
     assert returns_of(round_) == {"bust": Decimal("2.00")} and balance(players["bust"]) == FUNDS + 1
-    services.resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
+    resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
     assert returns_of(round_) == {"bust": Decimal("2.00")} and not keys("resettle:")
     later, later_players = played_round(table, bets, result=False)
     assert later.pay_tables == table.pay_tables
-    rounds.record_result(round_id=later.pk, record=record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"]))
-    services.settle_round(round_id=later.pk)
+    record_result(round_id=later.pk, record=record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"]))
+    settle_round(round_id=later.pk)
     assert returns_of(later) == {"bust": Decimal("26.00")}
 
 
 def test_settle_twice_changes_nothing_the_second_time():
     round_, players = played_round()
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     before = {rid: balance(p) for rid, p in players.items()}
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     assert {rid: balance(p) for rid, p in players.items()} == before
     assert round_.events.filter(kind="settled").count() == 1
 
 
 def test_settle_ignores_rounds_not_resulted():
     round_, _ = played_round(result=False)
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     assert Round.objects.get(pk=round_.pk).state == Round.State.CLOSED and not keys("payout:")
 
 
@@ -85,11 +88,11 @@ def test_poison_record_goes_to_settlement_failed_with_an_alert_and_is_not_redriv
     round_, _ = played_round()
     Round.objects.filter(pk=round_.pk).update(record={**round_.record, "dealer": ["7D", "TC", "5S"]},
                                               resulted_at=timezone.now() - timezone.timedelta(hours=1))
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     round_.refresh_from_db()
     assert round_.state == Round.State.SETTLEMENT_FAILED and "dealer" in round_.failure_reason
     assert Alert.objects.filter(kind="settlement_failed", round=round_).count() == 1
-    assert not keys("payout:") and round_.pk not in services.unsettled_round_ids(older_than=0)
+    assert not keys("payout:") and round_.pk not in unsettled_round_ids(older_than=0)
     assert set(Bet.objects.filter(round=round_).values_list("state", flat=True)) == {Bet.State.ACCEPTED}
 
 
@@ -99,11 +102,11 @@ def test_void_refunds_every_stake_and_extra_from_each_state(state):
     if state == "open":
         Round.objects.filter(pk=round_.pk).update(state="open")
     if state == "suspended":
-        rounds.suspend(round_id=round_.pk, reason="scanner")
+        suspend(round_id=round_.pk, reason="scanner")
     if state == "settlement_failed":
         Round.objects.filter(pk=round_.pk).update(state="settlement_failed", failure_reason="test")
     operator = UserFactory()
-    services.void_round(round_id=round_.pk, reason="misdeal", actor=operator)
+    void_round(round_id=round_.pk, reason="misdeal", actor=operator)
     round_.refresh_from_db()
     assert round_.state == Round.State.VOIDED
     assert {rid: balance(p) for rid, p in players.items()} == {rid: FUNDS for rid in players}
@@ -112,23 +115,23 @@ def test_void_refunds_every_stake_and_extra_from_each_state(state):
     assert set(Bet.objects.filter(round=round_).values_list("state", flat=True)) == {Bet.State.REFUNDED}
     action = OperatorAction.objects.get(target_model="tables.round", target_pk=str(round_.pk))
     assert (action.actor, action.action, action.reason) == (operator, "void_round", "misdeal")
-    services.void_round(round_id=round_.pk, reason="again", actor=operator)  # idempotent
+    void_round(round_id=round_.pk, reason="again", actor=operator)  # idempotent
     assert OperatorAction.objects.count() == 1 and balance(players["hit"]) == FUNDS
 
 
 def test_void_needs_a_reason():
     round_, _ = played_round()
     with pytest.raises(ReasonRequired):
-        services.void_round(round_id=round_.pk, reason="  ", actor="system")
+        void_round(round_id=round_.pk, reason="  ", actor="system")
 
 
 def test_void_of_a_settled_round_reverses_returns_and_flags_a_wallet_that_cannot_cover_it():
     round_, players = played_round()
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     paid = set(Bet.objects.filter(round=round_, returned__gt=0).values_list("pk", flat=True))
     winner = players["double"]  # 100 - 20 + 40 = 120; takes out 110, keeps 10
     withdraw(wallet=Account.objects.get(kind="wallet", player=winner), amount="110.00", key="w:1")
-    services.void_round(round_id=round_.pk, reason="card misread, cannot be proven", actor=UserFactory())
+    void_round(round_id=round_.pk, reason="card misread, cannot be proven", actor=UserFactory())
     round_.refresh_from_db()
     assert round_.state == Round.State.VOIDED
     # stake 20 refunded, return 40 taken back: 10 + 20 - 40 = -10, flagged
@@ -154,10 +157,10 @@ def corrected(round_, dealer):
 def test_resettle_posts_only_the_differences_and_keeps_the_original_record():
     round_, players = played_round()
     original = round_.record
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     operator = UserFactory()
     # the dealer's second card was a 9, not a ten: 16, draws 5 -> 21
-    correction = services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]),
+    correction = resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]),
                                          reason="misread 9C as TC", actor=operator)
     assert correction.sequence == 1
     round_.refresh_from_db()
@@ -173,23 +176,23 @@ def test_resettle_posts_only_the_differences_and_keeps_the_original_record():
     first = SettlementDetail.objects.filter(round=round_, correction=0)
     assert first.filter(detail__outcome="win", detail__stake="10.00", detail__type="main").exists()
     # a second correction: the dealer busts with TH -> stand and auto win, bust bonus pays 1:1
-    services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "TH"]),
+    resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "TH"]),
                             reason="misread again", actor=operator)
     assert returns_of(round_) == {"hit": Decimal("20.00"), "stand": Decimal("20.00"), "auto": Decimal("20.00"),
                                   "surrender": Decimal("5.00"), "double": Decimal("40.00"), "bust": Decimal("2.00")}
     for rid, p in players.items():
         assert balance(p) == FUNDS - STAKED[rid] + returns_of(round_)[rid]
     assert list(RoundCorrection.objects.filter(round=round_).values_list("sequence", flat=True)) == [1, 2]
-    from settlement.models import effective_record
+    from settlement.selectors import effective_record
     assert effective_record(round_)["dealer"] == ["7D", "9C", "TH"]
     assert OperatorAction.objects.filter(action="resettle_round").count() == 2
 
 
 def test_resettle_debit_may_take_a_wallet_negative_flagged():
     round_, players = played_round()
-    services.settle_round(round_id=round_.pk)
+    settle_round(round_id=round_.pk)
     withdraw(wallet=Account.objects.get(kind="wallet", player=players["double"]), amount="120.00", key="w:2")
-    services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]),
+    resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]),
                             reason="misread", actor="operator:x")
     wallet = Account.objects.get(kind="wallet", player=players["double"])
     assert wallet.balance == Decimal("-20.00") and wallet.negative_flagged
@@ -199,7 +202,7 @@ def test_resettle_debit_may_take_a_wallet_negative_flagged():
 def test_resettle_of_a_failed_round_settles_it():
     round_, players = played_round()
     Round.objects.filter(pk=round_.pk).update(state="settlement_failed", failure_reason="x")
-    services.resettle_round(round_id=round_.pk, corrected_record=round_.record, reason="engine fixed",
+    resettle_round(round_id=round_.pk, corrected_record=round_.record, reason="engine fixed",
                             actor="operator:x")
     round_.refresh_from_db()
     assert round_.state == Round.State.SETTLED and not round_.failure_reason
@@ -209,17 +212,17 @@ def test_resettle_of_a_failed_round_settles_it():
 def test_resettle_rejects_an_invalid_record_and_other_states():
     round_, _ = played_round()
     with pytest.raises(IllegalTransition):
-        services.resettle_round(round_id=round_.pk, corrected_record=round_.record, reason="r", actor="x")
-    services.settle_round(round_id=round_.pk)
+        resettle_round(round_id=round_.pk, corrected_record=round_.record, reason="r", actor="x")
+    settle_round(round_id=round_.pk)
     with pytest.raises(InvalidRecord):
-        services.resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C"]),
+        resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C"]),
                                 reason="r", actor="x")
     assert not RoundCorrection.objects.exists()
 
 
 def test_cancel_voids_through_settlement_in_the_same_transaction():
     round_, players = played_round(result=False)
-    wagering.cancel(round_id=round_.pk, reason="host disconnected", actor="game-server:gs")
+    cancel(round_id=round_.pk, reason="host disconnected", actor="game-server:gs")
     round_.refresh_from_db()
     assert round_.state == Round.State.VOIDED and round_.cancelled_at
     assert all(balance(p) == FUNDS for p in players.values())
@@ -232,8 +235,8 @@ def test_void_overdue_voids_only_rounds_suspended_past_their_table_limit():
     kept, _ = played_round(slow, result=False)
     overdue, players = played_round(quick, result=False)
     for r in (kept, overdue):
-        rounds.suspend(round_id=r.pk, reason="shuffler jam")
-    assert services.void_overdue_rounds() == [overdue.pk]
+        suspend(round_id=r.pk, reason="shuffler jam")
+    assert void_overdue_rounds() == [overdue.pk]
     assert Round.objects.get(pk=overdue.pk).state == Round.State.VOIDED
     assert Round.objects.get(pk=kept.pk).state == Round.State.SUSPENDED
     assert all(balance(p) == FUNDS for p in players.values())
@@ -242,28 +245,28 @@ def test_void_overdue_voids_only_rounds_suspended_past_their_table_limit():
 
 def test_unsettled_round_ids_waits_the_redrive_delay():
     round_, _ = played_round()
-    assert services.unsettled_round_ids(older_than=3600) == []
-    assert services.unsettled_round_ids(older_than=0) == [round_.pk]
+    assert unsettled_round_ids(older_than=3600) == []
+    assert unsettled_round_ids(older_than=0) == [round_.pk]
 
 
 def test_a_round_resulted_long_ago_and_still_unsettled_raises_one_alert(settings):
     round_, _ = played_round()
-    assert services.alert_stuck_rounds() == []  # just resulted: the re-drive has time
+    assert alert_stuck_rounds() == []  # just resulted: the re-drive has time
     later = round_.resulted_at + timedelta(seconds=settings.SETTLEMENT_STUCK_AFTER_SECONDS + 1)
-    assert services.alert_stuck_rounds(now=later) == [round_.pk]
-    assert services.alert_stuck_rounds(now=later + timedelta(hours=1)) == []  # once per round
+    assert alert_stuck_rounds(now=later) == [round_.pk]
+    assert alert_stuck_rounds(now=later + timedelta(hours=1)) == []  # once per round
     alert = Alert.objects.get(kind=Alert.Kind.SETTLEMENT_STUCK)
     assert alert.round_id == round_.pk and alert.severity == Alert.Severity.CRITICAL
     assert alert.message.startswith(f"round {round_.table.code}/{round_.external_id} resulted at")
     other, _ = played_round()
-    assert services.alert_stuck_rounds(now=other.resulted_at + timedelta(hours=1)) == [other.pk]
+    assert alert_stuck_rounds(now=other.resulted_at + timedelta(hours=1)) == [other.pk]
 
 
 def test_reconcile_ledger_records_a_breach_as_an_alert():
-    assert services.reconcile_ledger().ok and not Alert.objects.exists()
+    assert reconcile_ledger().ok and not Alert.objects.exists()
     round_, players = played_round()
     Account.objects.filter(kind="wallet", player=players["hit"]).update(balance=Decimal("1.00"))
-    assert not services.reconcile_ledger().ok
+    assert not reconcile_ledger().ok
     alert = Alert.objects.get(kind="reconcile_breach")
     assert alert.severity == "critical" and alert.payload["breaches"]
     Account.objects.filter(kind="wallet", player=players["hit"]).update(balance=FUNDS - 10)  # for the teardown check

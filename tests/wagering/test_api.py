@@ -1,5 +1,5 @@
 """The game-server API: who may call it, the error format, and complete rounds per variant
-(RULES 3-10, ROUND_RECORD.md; records shaped like ../shared/cases)."""
+(RULES 3-10, ROUND_RECORD.md; records shaped like tests/data/cases)."""
 
 import copy
 import json
@@ -19,7 +19,7 @@ from .conftest import client_for
 from .helpers import balance, keys
 
 pytestmark = pytest.mark.django_db
-CASES = Path(__file__).resolve().parents[3] / "shared" / "cases"
+CASES = Path(__file__).resolve().parents[1] / "data" / "cases"
 D = Decimal
 
 

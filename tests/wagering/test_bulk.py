@@ -12,7 +12,7 @@ from accounts.exceptions import IdempotencyConflict
 from accounts.models import LedgerTransaction
 from tables.models import RoundEvent
 from tests.factories import BoundlessTableFactory, PlayerFactory, PremiumTableFactory, RoundFactory
-from wagering import services
+from wagering.placement import place_bet, place_bets
 from wagering.models import Bet
 
 from .helpers import balance, sit
@@ -22,7 +22,7 @@ from .helpers import balance, sit
 def test_batch_writes_bets_in_order_then_one_bet_placed_event_each_after_the_rejections(eur):
     round_ = RoundFactory(table=BoundlessTableFactory())
     rich, poor = PlayerFactory(funded="100.00"), PlayerFactory(funded="1.00")
-    outcomes = services.place_bets(round_id=round_.pk, actor="game-server:gs", bets=[
+    outcomes = place_bets(round_id=round_.pk, actor="game-server:gs", bets=[
         {"key": "a", "player": rich.code, "type": "main", "stake": "10.00"},
         {"key": "b", "player": poor.code, "type": "main", "stake": "10.00"},
         {"key": "c", "player": rich.code, "type": "main", "stake": "20.00", "record_id": "bet-c"}])
@@ -52,7 +52,7 @@ def test_premium_mirror_and_seat_events_in_order(eur):
     round_ = RoundFactory(table=table)
     player = PlayerFactory(funded="100.00")
     sit(table, 2, player)
-    outcome = services.place_bet(round_id=round_.pk, key="m", player=player.code, type="main", stake="10.00", seat=1)
+    outcome = place_bet(round_id=round_.pk, key="m", player=player.code, type="main", stake="10.00", seat=1)
     assert [(b.seat, b.idempotency_key) for b in outcome.bets] == [(1, "m"), (2, "m#mirror")]
     events = list(RoundEvent.objects.filter(round=round_).exclude(kind="opened").order_by("id"))
     assert [e.kind for e in events] == ["seated", "bet_placed", "bet_placed"]
@@ -79,7 +79,7 @@ def test_key_taken_by_a_concurrent_transaction_is_an_idempotency_conflict_and_no
     def race():
         try:
             with transaction.atomic():
-                result["other"] = services.place_bet(round_id=round_.pk, key="k", player=second.code, type="main",
+                result["other"] = place_bet(round_id=round_.pk, key="k", player=second.code, type="main",
                                                      stake="10.00")
                 holding.set()
                 release.wait(10)
@@ -101,7 +101,7 @@ def test_key_taken_by_a_concurrent_transaction_is_an_idempotency_conflict_and_no
     watcher.start()
     try:
         with pytest.raises(IdempotencyConflict, match="used concurrently"):
-            services.place_bets(round_id=round_.pk, bets=[
+            place_bets(round_id=round_.pk, bets=[
                 {"key": "mine", "player": first.code, "type": "main", "stake": "10.00"},
                 {"key": "k", "player": first.code, "type": "main", "stake": "10.00"}])
     finally:

@@ -8,7 +8,8 @@ from django.db import connection
 
 from accounts.models import LedgerTransaction
 from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory
-from wagering import services
+from settlement.voids import cancel
+from wagering.placement import place_bet
 from wagering.models import Bet
 
 from .helpers import balance
@@ -39,7 +40,7 @@ def run_at_once(jobs):
 
 
 def bet_job(round_id, key, player, stake="60.00"):
-    return lambda: services.place_bet(round_id=round_id, key=key, player=player, type="main", stake=stake)
+    return lambda: place_bet(round_id=round_id, key=key, player=player, type="main", stake=stake)
 
 
 def test_two_bets_exceeding_the_balance_together_exactly_one_accepted():
@@ -69,7 +70,7 @@ def test_round_cancelled_while_bets_arrive_refunds_every_accepted_stake():
     players = [PlayerFactory(funded="50.00") for _ in range(8)]
     round_ = RoundFactory(table=BoundlessTableFactory())
     jobs = [bet_job(round_.pk, f"k{i}", p.code, "10.00") for i, p in enumerate(players)]
-    jobs.insert(4, lambda: services.cancel(round_id=round_.pk, reason="fault"))
+    jobs.insert(4, lambda: cancel(round_id=round_.pk, reason="fault"))
     results = run_at_once(jobs)
     rejected = [r for r in results if isinstance(r, Exception)]
     assert all(r.code == "betting_closed" for r in rejected), rejected

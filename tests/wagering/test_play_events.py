@@ -6,8 +6,8 @@ import pytest
 from tables.models import RoundEvent
 from tables.services import report_play
 from tests.factories import RoundFactory
-from wagering.exceptions import IllegalTransition, InvalidInput
-from wagering.services import close_betting
+from tables.exceptions import IllegalTransition, InvalidInput
+from wagering.closing import close_betting
 
 pytestmark = pytest.mark.django_db
 

@@ -6,13 +6,17 @@ import pytest
 
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, InvalidAmount
 from accounts.models import Player
-from tables import services as rounds
+from settlement.results import record_result
+from tables.services import open_round, resume, suspend
 from tables.models import Round, RoundEvent, Seat, Shoe
 from tests.factories import (BoundlessTableFactory, ClassicTableFactory, CurrencyFactory, PlayerFactory,
                              PremiumTableFactory, RoundFactory, TableFactory)
-from wagering import services
-from wagering.exceptions import (BehindOwnSeat, BettingClosed, IllegalTransition, InvalidExtra, LimitExceeded,
-                                 NotFound, SeatNotAllowed, SeatTaken, SideBetUnavailable)
+from settlement.voids import cancel
+from wagering.closing import close_betting
+from wagering.extras import add_extra_stake, add_extra_stakes
+from wagering.placement import place_bet
+from wagering.exceptions import BehindOwnSeat, BettingClosed, InvalidExtra, LimitExceeded, SeatNotAllowed, SeatTaken, SideBetUnavailable
+from tables.exceptions import IllegalTransition, NotFound
 from wagering.models import Bet, BetExtra
 
 from .helpers import balance, keys, sit
@@ -23,7 +27,7 @@ D = Decimal
 
 def bet(round_, player, type="main", stake="10.00", seat=None, key=None):
     key = key or f"{player.code}:{type}:{seat}:{stake}:{Bet.objects.count()}"
-    return services.place_bet(round_id=round_.pk, key=key, player=player.code, type=type, stake=stake, seat=seat)
+    return place_bet(round_id=round_.pk, key=key, player=player.code, type=type, stake=stake, seat=seat)
 
 
 def kinds(round_):
@@ -74,9 +78,9 @@ def test_insufficient_funds_and_unknown_player(eur):
     with pytest.raises(InsufficientFunds):
         bet(round_, PlayerFactory(funded="5.00"))
     with pytest.raises(NotFound):
-        services.place_bet(round_id=round_.pk, key="x", player="nobody", type="main", stake="1.00")
+        place_bet(round_id=round_.pk, key="x", player="nobody", type="main", stake="1.00")
     with pytest.raises(NotFound):
-        services.place_bet(round_id=999999, key="y", player="nobody", type="main", stake="1.00")
+        place_bet(round_id=999999, key="y", player="nobody", type="main", stake="1.00")
     assert kinds(round_).count("bet_rejected") == 2
 
 
@@ -186,15 +190,15 @@ def test_rules_9_grace_round_then_unseated_and_rules_6_orphan_bets_refunded(eur)
     first = RoundFactory(table=table)
     behind = bet(first, backer, type="behind", seat=4, stake="5.00").bets[0]
     pairs = bet(first, backer, type="pairs", seat=4, stake="1.00").bets[0]
-    services.close_betting(round_id=first.pk)
+    close_betting(round_id=first.pk)
     assert balance(backer) == D("100.00")
     assert keys("refund:") == {f"refund:{behind.pk}", f"refund:{pairs.pk}"}
     assert set(Bet.objects.values_list("state", flat=True)) == {"refunded"}
     seat = Seat.objects.get(table=table, number=4)
     assert seat.player == seated and seat.rounds_without_bet == 1  # grace round: keeps the seat
-    services.cancel(round_id=first.pk, reason="test")
+    cancel(round_id=first.pk, reason="test")
     second = RoundFactory(table=table)
-    services.close_betting(round_id=second.pk)
+    close_betting(round_id=second.pk)
     assert Seat.objects.get(table=table, number=4).player is None
     assert "unseated" in kinds(second)
 
@@ -211,7 +215,7 @@ def test_rules_9_balance_below_minimum_unseats_at_round_start(eur):
 def test_rules_9_nobody_joins_mid_round(eur):
     round_ = RoundFactory(table=ClassicTableFactory())
     bet(round_, PlayerFactory(funded="100.00"), seat=1)
-    services.close_betting(round_id=round_.pk)
+    close_betting(round_id=round_.pk)
     late = PlayerFactory(funded="100.00")
     with pytest.raises(BettingClosed):
         bet(round_, late, seat=2)
@@ -255,11 +259,11 @@ def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
     a, b = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
     main = bet(round_, a, seat=1, key="m").bets[0]
     bet(round_, b, type="behind", seat=1, stake="5.00", key="bh")
-    services.close_betting(round_id=round_.pk)
+    close_betting(round_id=round_.pk)
     with pytest.raises(InvalidExtra):
-        services.add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
-    services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
-    done = services.add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
+        add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    done = add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
     assert done.applied and done.extra.key == f"follow_double:{Bet.objects.get(record_id='bh').pk}"
     assert balance(b) == D("90.00") and Bet.objects.get(record_id="bh").follow_double
     assert keys("double:") == {f"double:{main.pk}"}
@@ -270,7 +274,7 @@ def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
 def closed_round(table, player, stake="10.00", seat=None, key="m"):
     round_ = RoundFactory(table=table)
     bet(round_, player, stake=stake, seat=seat, key=key)
-    services.close_betting(round_id=round_.pk)
+    close_betting(round_id=round_.pk)
     return round_
 
 
@@ -278,7 +282,7 @@ def test_rules_4_double_debits_once_under_double_key(eur):
     player = PlayerFactory(funded="30.00")
     round_ = closed_round(BoundlessTableFactory(), player)
     for _ in range(2):
-        done = services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+        done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert done.action == "double" and balance(player) == D("10.00")
     assert BetExtra.objects.count() == 1 and "extra_stake" in kinds(round_)
 
@@ -288,8 +292,8 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     round_ = RoundFactory(table=BoundlessTableFactory())
     bet(round_, player, key="m")
     bet(round_, other, key="o")
-    services.close_betting(round_id=round_.pk)
-    outcomes = services.add_extra_stakes(round_id=round_.pk, extras=[
+    close_betting(round_id=round_.pk)
+    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
         {"bet": "m", "kind": "double", "cards": ["8H", "2C"]},             # 0.00 left: falls back
@@ -317,7 +321,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
     player = PlayerFactory(funded="10.00")
     table = table_factory()
     round_ = closed_round(table, player, seat=None if table.variant == "boundless" else 1)
-    done = services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=cards)
+    done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=cards)
     assert (done.applied, done.action) == (False, action)
     assert balance(player) == D("0.00") and not BetExtra.objects.exists()
     assert RoundEvent.objects.get(round=round_, kind="fallback").payload["action"] == action
@@ -327,7 +331,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
 def test_rules_4_split_without_balance_falls_back(eur, cards, action):
     player = PlayerFactory(funded="10.00")
     round_ = closed_round(BoundlessTableFactory(), player)
-    assert services.add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=cards).action == action
+    assert add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=cards).action == action
 
 
 def test_rules_4_insurance_is_half_rounded_down_and_not_bought_without_balance(eur):
@@ -335,9 +339,9 @@ def test_rules_4_insurance_is_half_rounded_down_and_not_bought_without_balance(e
     round_ = RoundFactory(table=BoundlessTableFactory(limits={"main": ("1.00", "100.00", "0.01")}))
     bet(round_, rich, stake="5.01", key="r")
     bet(round_, poor, stake="5.01", key="p")
-    services.close_betting(round_id=round_.pk)
-    assert services.add_extra_stake(round_id=round_.pk, bet="r", kind="insurance").extra.amount == D("2.50")
-    assert services.add_extra_stake(round_id=round_.pk, bet="p", kind="insurance").action is None
+    close_betting(round_id=round_.pk)
+    assert add_extra_stake(round_id=round_.pk, bet="r", kind="insurance").extra.amount == D("2.50")
+    assert add_extra_stake(round_id=round_.pk, bet="p", kind="insurance").action is None
 
 
 def test_rules_4_extras_fit_the_bet(eur):
@@ -346,14 +350,14 @@ def test_rules_4_extras_fit_the_bet(eur):
     bet(round_, player, key="m")
     bet(round_, player, type="lucky_trio", stake="1.00", key="lt")
     with pytest.raises(IllegalTransition):  # betting still open
-        services.add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
-    services.close_betting(round_id=round_.pk)
+        add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
+    close_betting(round_id=round_.pk)
     with pytest.raises(InvalidExtra):
-        services.add_extra_stake(round_id=round_.pk, bet="lt", kind="double", cards=["5H", "6D"])
+        add_extra_stake(round_id=round_.pk, bet="lt", kind="double", cards=["5H", "6D"])
     with pytest.raises(InvalidExtra):  # hand 2 without a split
-        services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["5H", "6D"])
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["5H", "6D"])
     with pytest.raises(NotFound):
-        services.add_extra_stake(round_id=round_.pk, bet="nope", kind="insurance")
+        add_extra_stake(round_id=round_.pk, bet="nope", kind="insurance")
 
 
 # --- RULES 10: suspend, resume, cancel -------------------------------------------------------------
@@ -361,10 +365,10 @@ def test_rules_4_extras_fit_the_bet(eur):
 def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
-    services.add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert balance(player) == D("80.00")
     pk = Bet.objects.get().pk
-    services.cancel(round_id=round_.pk, reason="scanner fault")
+    cancel(round_id=round_.pk, reason="scanner fault")
     round_.refresh_from_db()
     assert round_.state == Round.State.VOIDED and round_.cancelled_at and round_.voided_at
     assert balance(player) == D("100.00")
@@ -372,23 +376,23 @@ def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
     assert Bet.objects.get().state == Bet.State.REFUNDED
     assert kinds(round_)[-3:] == ["cancelled", "bet_refunded", "voided"]
     with pytest.raises(IllegalTransition):
-        services.cancel(round_id=round_.pk, reason="again")
+        cancel(round_id=round_.pk, reason="again")
 
 
 def test_rules_10_suspend_resume_and_illegal_transitions(eur):
     round_ = RoundFactory(table=BoundlessTableFactory())
     with pytest.raises(IllegalTransition):
-        rounds.suspend(round_id=round_.pk, reason="fault")  # OPEN: not suspendable
-    services.close_betting(round_id=round_.pk)
+        suspend(round_id=round_.pk, reason="fault")  # OPEN: not suspendable
+    close_betting(round_id=round_.pk)
     with pytest.raises(IllegalTransition):
-        services.close_betting(round_id=round_.pk)
-    rounds.suspend(round_id=round_.pk, reason="misread card")
+        close_betting(round_id=round_.pk)
+    suspend(round_id=round_.pk, reason="misread card")
     with pytest.raises(IllegalTransition):
-        rounds.record_result(round_id=round_.pk, record={})
-    rounds.resume(round_id=round_.pk)
+        record_result(round_id=round_.pk, record={})
+    resume(round_id=round_.pk)
     assert Round.objects.get(pk=round_.pk).state == Round.State.CLOSED
-    rounds.suspend(round_id=round_.pk, reason="again")
-    services.cancel(round_id=round_.pk, reason="unresolved")
+    suspend(round_id=round_.pk, reason="again")
+    cancel(round_id=round_.pk, reason="unresolved")
     assert Round.objects.get(pk=round_.pk).state == Round.State.VOIDED
     assert kinds(round_) == ["opened", "betting_closed", "suspended", "resumed", "suspended", "cancelled", "voided"]
 
@@ -396,7 +400,7 @@ def test_rules_10_suspend_resume_and_illegal_transitions(eur):
 def test_rules_10_classic_host_disconnect_reshuffles_the_shoe(eur):
     table = ClassicTableFactory()
     round_ = RoundFactory(table=table)
-    services.cancel(round_id=round_.pk, reason="host disconnected", host_disconnected=True)
+    cancel(round_id=round_.pk, reason="host disconnected", host_disconnected=True)
     with pytest.raises(IllegalTransition):
         RoundFactory(table=table, shoe=1)
     assert RoundFactory(table=table, shoe=2).shoe_round == 1
@@ -404,12 +408,12 @@ def test_rules_10_classic_host_disconnect_reshuffles_the_shoe(eur):
 
 def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
     table = TableFactory()
-    round_ = rounds.open_round(table_code=table.code, external_id="X-1", shoe=1)
-    assert rounds.open_round(table_code=table.code, external_id="X-1", shoe=1).pk == round_.pk
+    round_ = open_round(table_code=table.code, external_id="X-1", shoe=1)
+    assert open_round(table_code=table.code, external_id="X-1", shoe=1).pk == round_.pk
     with pytest.raises(IllegalTransition):
-        rounds.open_round(table_code=table.code, external_id="X-2", shoe=1)
+        open_round(table_code=table.code, external_id="X-2", shoe=1)
     with pytest.raises(NotFound):
-        rounds.open_round(table_code="nope", external_id="X-3", shoe=1)
+        open_round(table_code="nope", external_id="X-3", shoe=1)
 
 
 @pytest.mark.parametrize("kind,cards,hand", [
@@ -422,8 +426,8 @@ def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, han
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
     if hand == 2:
-        services.add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["AH", "AD"])
+        add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["AH", "AD"])
     before = balance(player)
     with pytest.raises(InvalidExtra):
-        services.add_extra_stake(round_id=round_.pk, bet="m", kind=kind, hand=hand, cards=cards)
+        add_extra_stake(round_id=round_.pk, bet="m", kind=kind, hand=hand, cards=cards)
     assert balance(player) == before and not BetExtra.objects.filter(kind=kind, hand=hand).exists()

@@ -1,0 +1,149 @@
+"""What the platform's APIs share: the strict JSON parser, the error format and the request fields
+that take their JSON type only.
+
+Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"field"`` for
+``invalid_record``), from the services' named errors (``tables.exceptions.ServiceError`` and its
+kin), the ledger's errors (``accounts.exceptions``, by their ``.code``) and DRF's own
+(authentication, permission, parsing).
+"""
+
+import json
+import math
+import re
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import exceptions as drf
+from rest_framework import serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from accounts.exceptions import LedgerError
+from tables.exceptions import ServiceError
+
+#: HTTP status of the ledger's error codes (others: 400).
+LEDGER_STATUS = {"insufficient_funds": 409, "idempotency_conflict": 409}
+
+
+#: A ``\uD800``-``\uDFFF`` escape in a JSON text: a UTF-16 surrogate, half of a pair or alone.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _finite_float(text):
+    """A JSON number with a fraction or exponent as a ``float``; ``ValueError`` when it overflows
+    to infinity (``1e400``), which no database column or ``jsonb`` takes."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:30]} is out of range")
+    return value
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+class SafeJSONParser(JSONParser):
+    """The parser of both APIs: strict JSON in UTF-8 that PostgreSQL can store, else a
+    ``ParseError`` (400 ``invalid_input``) — never a 500 or Django's HTML 400. Refused: ``NaN``
+    and ``Infinity``, a number that overflows to infinity (``1e400``), a string holding a lone
+    UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a body nested too deep for the
+    decoder (``RecursionError``) or too large (``RequestDataTooBig``)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        try:
+            text = stream.read().decode(encoding)
+            data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+            if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
+                json.dumps(data, ensure_ascii=False).encode("utf-8")
+            return data
+        except RecursionError:
+            raise drf.ParseError("JSON parse error - nested too deeply") from None
+        except RequestDataTooBig:
+            raise drf.ParseError("request body too large") from None
+        except LookupError:  # a charset that is a codec but not a text encoding (rot13, base64)
+            raise drf.ParseError(f"JSON parse error - {encoding!r} is not a text encoding") from None
+        except UnicodeEncodeError:
+            raise drf.ParseError("JSON parse error - a string holds a lone UTF-16 surrogate (\\ud800-\\udfff) "
+                                 "with no UTF-8 form") from None
+        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
+            raise drf.ParseError(f"JSON parse error - {e}") from None
+
+
+def _flatten(detail):
+    if isinstance(detail, dict):
+        return "; ".join(f"{k}: {_flatten(v)}" for k, v in detail.items())
+    if isinstance(detail, list):
+        return " ".join(_flatten(v) for v in detail)
+    return str(detail)
+
+
+def error_body(exc):
+    """``{"code", "detail"[, "field"]}`` for a ``ServiceError`` or ``LedgerError``."""
+    body = {"code": exc.code, "detail": str(exc)}
+    body.update(getattr(exc, "extra", {}))
+    return body
+
+
+def exception_handler(exc, context):
+    """DRF exception handler of the APIs (see the module docstring)."""
+    if isinstance(exc, ServiceError):
+        return Response(error_body(exc), status=exc.status)
+    if isinstance(exc, LedgerError):
+        return Response(error_body(exc), status=LEDGER_STATUS.get(exc.code, 400))
+    if isinstance(exc, RequestDataTooBig):
+        return Response({"code": "invalid_input", "detail": "request body too large"}, status=413)
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        code = "invalid_input" if isinstance(exc, (drf.ValidationError, drf.ParseError)) else \
+            getattr(exc, "default_code", "error")
+        response.data = {"code": code, "detail": _flatten(getattr(exc, "detail", str(exc)))}
+    return response
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class AmountField(serializers.Field):
+    """A money amount as a decimal string (``"12.50"``), passed through untouched to the services,
+    which reject floats, negatives, extra decimals and non-numbers (``invalid_amount``)."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return str(value)
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer, nothing else (DRF's ``IntegerField`` takes ``"1"``, ``1.0`` and ``true``)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """``true`` or ``false``, nothing else (DRF's ``BooleanField`` takes ``"yes"``, ``"on"``, ``1``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable machine-readable error code, e.g. insufficient_funds.")
+    detail = serializers.CharField(help_text="A sentence for humans.")
+    field = serializers.CharField(required=False, help_text="invalid_record: the record's field path.")

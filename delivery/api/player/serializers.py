@@ -1,0 +1,277 @@
+"""Response (and dispute request) shapes of the player API. Amounts are decimal strings in the
+currency's minor units (``"12.50"``); times are ISO 8601 with an offset."""
+
+from decimal import Decimal
+from functools import cache
+
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from accounts.models import Account, LedgerEntry
+
+from settlement.audit import MAX_REASON
+from settlement.models import Dispute
+
+from wagering.models import Bet, BetExtra, bet_money
+from delivery.api.common import StrictCharField, StrictIntegerField
+from .pagination import MAX_ID
+
+# The characters Python's str.strip() removes, spelled out so that the schema's ECMA-262 regex and
+# Python's re agree on them (they differ on what "\s" means: \x1c-\x1f and \x85 are space only to Python).
+SPACE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: A reason: some character strip() keeps, and no NUL (which DRF refuses: the schema says so too).
+#: Spaces, then a visible character, then the rest: linear to match, whatever the text.
+REASON_PATTERN = rf"^[{SPACE}]*[^\x00{SPACE}][^\x00]*$"
+AMOUNT_SCHEMA = {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]+)?$", "example": "12.50"}
+
+
+@extend_schema_field(AMOUNT_SCHEMA)
+class MoneyField(serializers.Field):
+    """A ``Decimal`` (major units) shown as a decimal string with its currency's minor units.
+
+    ``currency``: dotted attribute path from the serialized object to its ``Currency``
+    (e.g. ``"round.table.currency"``). None stays None."""
+
+    def __init__(self, currency, **kwargs):
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+        self.currency_path = currency.split(".")
+
+    def get_attribute(self, instance):
+        currency = instance
+        for name in self.currency_path:
+            currency = getattr(currency, name)
+        return super().get_attribute(instance), currency.minor_units
+
+    def to_representation(self, value):
+        return amount_string(*value)
+
+
+def amount_string(amount, minor_units):
+    """``amount`` (``Decimal`` in major units, or None) as the API's decimal string with
+    ``minor_units`` decimals (``"12.50"``); None stays None."""
+    return None if amount is None else str(Decimal(amount).quantize(_quantum(minor_units)))
+
+
+@cache
+def _quantum(minor_units):
+    return Decimal(1).scaleb(-minor_units)
+
+
+class WalletSerializer(serializers.ModelSerializer):
+    currency = serializers.CharField(source="currency_id")
+    minor_units = serializers.IntegerField(source="currency.minor_units")
+    play_for_fun = serializers.BooleanField(source="currency.play_for_fun")
+    balance = MoneyField(currency="currency")
+
+    class Meta:
+        model = Account
+        fields = ["currency", "minor_units", "play_for_fun", "balance"]
+        read_only_fields = fields
+
+
+class MeSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The player's id at the game server.")
+    account_kind = serializers.CharField(help_text="real or trial")
+    wallets = WalletSerializer(many=True)
+
+
+class RoundSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    external_id = serializers.CharField()
+    table = serializers.CharField(source="table.code")
+    variant = serializers.CharField(source="table.variant")
+    currency = serializers.CharField(source="table.currency_id")
+    shoe_round = serializers.IntegerField()
+    state = serializers.CharField(help_text="open, closed, suspended, resulted, settled, settlement_failed, voided")
+
+
+class PlayerBetSerializer(serializers.ModelSerializer):
+    """A bet (a ``wagering.selectors.bets_for_player`` model). Lists serialize the same shape from
+    value rows with ``bet_row``, which must stay in step with these fields."""
+
+    round = RoundSummarySerializer()
+    currency = serializers.CharField(source="currency_id")
+    stake = MoneyField(currency="currency", help_text="The original stake.")
+    staked = MoneyField(currency="currency", help_text="Stake plus every extra stake.")
+    returned = MoneyField(currency="currency", source="returned_total", allow_null=True,
+                          help_text="Everything credited back (null while open).")
+    net = MoneyField(currency="currency", allow_null=True, help_text="returned - staked (null while open).")
+    state = serializers.CharField(help_text="placed, accepted, settled, refunded")
+
+    class Meta:
+        model = Bet
+        fields = ["id", "round", "type", "seat", "currency", "stake", "staked", "returned", "net", "state",
+                  "outcome", "placed_at", "settled_at"]
+        read_only_fields = fields
+
+
+def bet_row(row, zone):
+    """A ``bets_for_player(...).values(*wagering.selectors.BET_ROW)`` row as ``PlayerBetSerializer``
+    shows it with ``zone`` (a ``tzinfo``) the current time zone. A plain function: DRF's field
+    machinery cost most of a list request's CPU."""
+    units = row["currency__minor_units"]
+    staked, returned, net = bet_money(row["stake"], row["extras_total"], row["returned"], row["state"])
+    return {
+        "id": row["id"],
+        "round": {"id": row["round_id"], "external_id": row["round__external_id"], "table": row["table__code"],
+                  "variant": row["table__variant"], "currency": row["currency_id"],
+                  "shoe_round": row["round__shoe_round"], "state": row["round__state"]},
+        "type": row["type"], "seat": row["seat"], "currency": row["currency_id"],
+        "stake": amount_string(row["stake"], units), "staked": amount_string(staked, units),
+        "returned": amount_string(returned, units), "net": amount_string(net, units),
+        "state": row["state"], "outcome": row["outcome"],
+        "placed_at": iso_time(row["placed_at"], zone), "settled_at": iso_time(row["settled_at"], zone),
+    }
+
+
+def iso_time(value, zone):
+    """An aware ``datetime`` (or None) in ``zone``, ISO 8601 as DRF writes it (``Z`` for UTC)."""
+    if value is None:
+        return None
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+class TotalsSerializer(serializers.Serializer):
+    currency = serializers.CharField(source="currency.code")
+    count = serializers.IntegerField()
+    staked = MoneyField(currency="currency")
+    returned = MoneyField(currency="currency", help_text="Open bets count as staked, not returned.")
+    net = MoneyField(currency="currency", help_text="returned - staked")
+
+
+class PlayerBetExtraSerializer(serializers.ModelSerializer):
+    amount = MoneyField(currency="bet.currency")
+    kind = serializers.CharField(help_text="double, split, insurance, follow_double, follow_split")
+
+    class Meta:
+        model = BetExtra
+        fields = ["kind", "hand", "amount", "created_at"]
+        read_only_fields = fields
+
+
+class LedgerEntrySerializer(serializers.ModelSerializer):
+    key = serializers.CharField(source="transaction.key", help_text="stake:<bet>, payout:<bet>, refund:<bet>, ...")
+    kind = serializers.CharField(source="transaction.kind")
+    currency = serializers.CharField(source="account.currency_id")
+    amount = MoneyField(currency="account.currency", help_text="Signed: > 0 credits the wallet.")
+    balance_after = MoneyField(currency="account.currency", allow_null=True)
+    created_at = serializers.DateTimeField(source="transaction.created_at")
+
+    class Meta:
+        model = LedgerEntry
+        fields = ["id", "key", "kind", "currency", "amount", "balance_after", "created_at"]
+        read_only_fields = fields
+
+
+# -- the replay of a bet (wagering.selectors.bet_replay / round_public) -------------------------------
+
+class DecisionSerializer(serializers.Serializer):
+    action = serializers.CharField(help_text="hit, stand, double, split, surrender")
+    by = serializers.ChoiceField(choices=["player", "auto"], help_text="auto = auto-play (no decision arrived).")
+
+
+class PublicHandSerializer(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    score = serializers.IntegerField()
+    soft = serializers.BooleanField()
+    blackjack = serializers.BooleanField()
+    split = serializers.BooleanField()
+    doubled = serializers.BooleanField()
+    surrendered = serializers.BooleanField()
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender")
+
+
+class HandSerializer(PublicHandSerializer):
+    decisions = DecisionSerializer(many=True)
+    stake = serializers.CharField(help_text="This bet's stake on the hand (decimal string).")
+    returned = serializers.CharField()
+    odds = serializers.CharField(allow_null=True, help_text="N of N:1 when paid.")
+    note = serializers.CharField(allow_null=True)
+
+
+class InsuranceSerializer(serializers.Serializer):
+    stake = serializers.CharField()
+    returned = serializers.CharField()
+    outcome = serializers.CharField()
+
+
+class DealerSerializer(serializers.Serializer):
+    cards = serializers.ListField(child=serializers.CharField())
+    score = serializers.IntegerField()
+    blackjack = serializers.BooleanField()
+    bust = serializers.BooleanField()
+
+
+class PlaySerializer(serializers.Serializer):
+    """How the bet was played and paid (engine replay of the round record)."""
+
+    dealer = DealerSerializer()
+    staked = serializers.CharField()
+    returned = serializers.CharField()
+    outcome = serializers.CharField()
+    extras = serializers.DictField(child=serializers.CharField(), help_text="Extra stakes by kind.")
+    seat = serializers.IntegerField(required=False)
+    hands = HandSerializer(many=True, required=False, help_text="Main and behind bets: the hand(s) the bet rode on.")
+    insurance = InsuranceSerializer(required=False, allow_null=True)
+    pattern = serializers.CharField(required=False, allow_null=True, help_text="Side bets: the pattern paid.")
+    odds = serializers.CharField(required=False, allow_null=True, help_text="Side bets: N of N:1 when paid.")
+    explanation = serializers.CharField()
+
+
+class PlayerBetDetailSerializer(PlayerBetSerializer):
+    extras = PlayerBetExtraSerializer(many=True)
+    play = PlaySerializer(allow_null=True, help_text="Null until the round has a result.")
+    ledger = LedgerEntrySerializer(many=True, help_text="The wallet entries of this bet's money.")
+
+    class Meta(PlayerBetSerializer.Meta):
+        fields = PlayerBetSerializer.Meta.fields + ["follow_double", "follow_split", "extras", "play", "ledger"]
+        read_only_fields = fields
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    hands = PublicHandSerializer(many=True)
+
+
+class RoundResultSerializer(serializers.Serializer):
+    dealer = DealerSerializer()
+    seats = SeatSerializer(many=True, help_text="Classic / premium: every seat's hands.")
+    player_cards = serializers.ListField(child=serializers.CharField(), allow_null=True,
+                                         help_text="Boundless: the shared player cards in dealt order.")
+    ended_at_peek = serializers.BooleanField()
+    late_dealer_blackjack = serializers.BooleanField()
+
+
+class PlayerRoundDetailSerializer(RoundSummarySerializer):
+    opened_at = serializers.DateTimeField()
+    resulted_at = serializers.DateTimeField(allow_null=True)
+    settled_at = serializers.DateTimeField(allow_null=True)
+    voided_at = serializers.DateTimeField(allow_null=True)
+    result = RoundResultSerializer(allow_null=True, help_text="Null until the round has a result.")
+    bets = PlayerBetSerializer(many=True, source="bets_of_player", help_text="Your bets in this round.")
+
+
+class DisputeSerializer(serializers.ModelSerializer):
+    """A dispute as its player sees it (who handles it stays in the back office)."""
+
+    bets = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    currency = serializers.CharField(source="currency_id")
+    status = serializers.CharField(help_text="open, investigating, upheld, rejected")
+    adjustment = MoneyField(currency="currency", allow_null=True,
+                            help_text="Upheld: the amount credited (> 0) or debited (< 0).")
+
+    class Meta:
+        model = Dispute
+        fields = ["id", "bets", "reason", "status", "currency", "resolution", "adjustment", "created_at",
+                  "resolved_at"]
+        read_only_fields = fields
+
+
+class DisputeRequestSerializer(serializers.Serializer):
+    bets = serializers.ListField(child=StrictIntegerField(min_value=1, max_value=MAX_ID), min_length=1,
+                                 max_length=100, help_text="Ids of your bets (one currency).")
+    reason = StrictCharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
+                                   help_text="What is wrong, in your words.")

@@ -1,0 +1,167 @@
+"""One table's game server: deals round after round through the platform's services.
+
+A round: ``open_round`` (with the shoe's sequence and burn) → ``place_bets`` (seat bets, then
+behind and side bets) → ``close_betting`` → deal and play with the engine's ``RoundPlay`` (extra
+stakes taken at decision time, ``decisions``) → ``record_result`` (or a fault, ``faults``).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from settlement.tasks import settle_round
+from tables.engine.play import RoundPlay
+from tables.models import Seat, Shoe
+from tables.services import open_round, resume, suspend
+from settlement.results import record_result
+from wagering.exceptions import SeatNotAllowed
+from wagering.models import Bet
+from settlement.voids import cancel
+from wagering.closing import close_betting
+from wagering.placement import place_bets
+
+from . import faults
+from .betting import BetMaker
+from .calls import call
+from .decisions import DecisionStats, InitialDeal, RoundDecisions
+from .shoes import TableShoe
+
+
+@dataclass
+class RunStats:
+    """What the game servers saw across a run: ``rounds`` (platform round ids), ``faults``
+    (``{kind: [round ids]}``), ``misreads`` (``[(round id, correct record)]`` to resettle),
+    ``refusals`` (``[(table, player, reason)]``: seats refused), ``rejected`` (``{error code: n}``),
+    ``decisions`` (``DecisionStats``)."""
+
+    rounds: list = field(default_factory=list)
+    faults: dict = field(default_factory=dict)
+    misreads: list = field(default_factory=list)
+    refusals: list = field(default_factory=list)
+    rejected: dict = field(default_factory=dict)
+    decisions: DecisionStats = field(default_factory=DecisionStats)
+
+#: Bets per ``place_bets`` call (the game server's batch while betting is open).
+PLACE_BATCH = 500
+
+
+def _record_bet(bet: Bet, minor_units: int) -> dict:
+    """A platform bet as a round-record bet (flags false until the extra stake is taken)."""
+    d = {"id": bet.record_id, "player": bet.player.code, "type": bet.type,
+         "stake": f"{bet.stake:.{minor_units}f}"}
+    if bet.seat is not None:
+        d["seat"] = bet.seat
+    if bet.type in ("main", "behind"):
+        d["insurance"] = False
+    if bet.type == "behind":
+        d["follow_double"] = d["follow_split"] = False
+    return d
+
+
+class TableGame:
+    """The game server of one demo ``table``.
+
+    Args: ``table`` (a ``Table``), ``players`` (its ``DemoPlayer`` list), ``config`` (``SimConfig``),
+    ``rng`` (the table's own ``random.Random``), ``stats`` (the run's ``RunStats``), ``first_round``
+    (number of the table's first round this run, for unique external ids).
+    """
+
+    def __init__(self, table, players, config, rng: random.Random, stats: RunStats, first_round: int):
+        self.table, self.config, self.rng, self.stats = table, config, rng, stats
+        self.rules = table.rules()
+        self.minor_units = table.currency.minor_units
+        self.kind = {p.code: p.kind for p in players}
+        self.bets = BetMaker(table, self.rules, {lim.bet_type: lim for lim in table.limits.all()}, players, rng)
+        last_shoe = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
+        self.shoe = TableShoe(rng, table.penetration, (last_shoe or 0) + 1)
+        self.start = self.number = first_round
+
+    def play_round(self) -> int:
+        """Deal one round; returns its platform id."""
+        self.number += 1
+        self.shoe.set_drift(self.number - self.start <= self.config.drift_rounds)
+        sequence, burn, shoe_round = self.shoe.begin_round()
+        round_ = call(open_round, table_code=self.table.code, external_id=f"R{self.number:06d}", shoe=sequence,
+                      burn_count=burn)
+        if round_.shoe_round != shoe_round:
+            raise RuntimeError(f"{round_}: the platform counts shoe round {round_.shoe_round}, the shoe {shoe_round}")
+        self.stats.rounds.append(round_.pk)
+        fault = faults.pick(self.rng, self.config.fault_rate)
+        if fault:
+            self.stats.faults.setdefault(fault, []).append(round_.pk)
+        self.bets.start(round_.external_id)
+        if self.rules.shared_hand:
+            self._place(round_, self.bets.boundless_bets(shoe_round))
+        else:
+            self._seat_and_bet(round_, shoe_round)
+        call(close_betting, round_id=round_.pk)
+        if fault == "suspend":
+            call(suspend, round_id=round_.pk, reason="simulated fault: card scanner offline")
+            call(resume, round_id=round_.pk)
+        record = self._play(round_)
+        cut_card_out = self.shoe.end_round(round_.pk)
+        if fault == "cancel":
+            self._cancel(round_, cut_card_out)
+        elif fault == "misread":
+            call(record_result, round_id=round_.pk, record=faults.misread(record, self.rng), cut_card_out=cut_card_out)
+            self.stats.misreads.append((round_.pk, record))
+        else:
+            call(record_result, round_id=round_.pk, record=record, cut_card_out=cut_card_out)
+        if fault == "duplicate":
+            settle_round.delay(round_.pk)
+        return round_.pk
+
+    def _place(self, round_, requests: list) -> list:
+        """``place_bets`` for ``requests`` in batches of ``PLACE_BATCH`` (as a studio forwards bets
+        while the betting window is open: one batch of 10,000 would hold 10,000 wallets locked
+        for seconds, and the previous round's settlement waits on them); rejections are counted by
+        error code."""
+        outcomes = [outcome for start in range(0, len(requests), PLACE_BATCH)
+                    for outcome in call(place_bets, round_id=round_.pk, bets=requests[start:start + PLACE_BATCH])]
+        for outcome in outcomes:
+            if outcome.error is not None:
+                self.stats.rejected[outcome.error.code] = self.stats.rejected.get(outcome.error.code, 0) + 1
+        return outcomes
+
+    def _seat_and_bet(self, round_, shoe_round: int) -> None:
+        """Classic/premium betting: seat bets first; players refused a seat (trial and play-for-fun
+        accounts, RULES 9) then bet behind with the others, and side bets go on occupied seats."""
+        seats = dict(Seat.objects.filter(table=self.table).values_list("number", "player__code"))
+        requests = self.bets.seat_bets(seats)
+        refused, occupied = [], {}
+        for request, outcome in zip(requests, self._place(round_, requests)):
+            if isinstance(outcome.error, SeatNotAllowed):
+                refused.append(request["player"])
+                self.stats.refusals.append((self.table.code, request["player"], self.kind[request["player"]],
+                                            str(outcome.error)))
+            occupied.update({b.seat: request["player"] for b in outcome.bets})
+        seated = set(Seat.objects.filter(table=self.table, player__isnull=False).values_list("player__code", flat=True))
+        self._place(round_, self.bets.behind_and_side_bets(occupied, seated, refused, shoe_round))
+
+    def _play(self, round_) -> dict:
+        """Deal and play the CLOSED round from the table's shoe; returns its round record."""
+        bets = [_record_bet(b, self.minor_units) for b in
+                Bet.objects.filter(round=round_, state=Bet.State.ACCEPTED).select_related("player").order_by("pk")]
+        decisions = RoundDecisions(round_.pk, self.rng, self.config.deviate, self.config.timeout,
+                                   self.stats.decisions)
+        if self.rules.shared_hand:
+            initial, up_index = 4, 1
+        else:
+            seats = len({b["seat"] for b in bets if b["type"] == "main"})
+            initial, up_index = 2 * seats + (2 if self.rules.hole_card else 1), seats
+        deal = InitialDeal(self.shoe, initial, up_index, decisions.offer_insurance)
+        play = RoundPlay(self.rules, deal, bets, decide=decisions.decide, can_afford=decisions.can_afford,
+                         round_id=round_.external_id, currency=self.table.currency_id, shoe_round=round_.shoe_round)
+        decisions.attach(play.bets, deal)
+        record = play.play()
+        deal.close()
+        return record
+
+    def _cancel(self, round_, cut_card_out: bool) -> None:
+        """Suspend, then cancel (void) the round; a classic host disconnection reshuffles the shoe."""
+        host = faults.host_disconnects(self.rng, self.table.variant)
+        reason = "simulated fault: host system disconnected" if host else "simulated fault: unresolved dealing error"
+        call(suspend, round_id=round_.pk, reason=reason)
+        call(cancel, round_id=round_.pk, reason=reason, host_disconnected=host)
+        if host and not cut_card_out:
+            self.shoe.reshuffle()

@@ -1,0 +1,104 @@
+"""Reads of settled play that the player API and the operator pages share: the record a round is
+settled on (its last correction, else the record received), a bet's play and ledger entries, and
+the public face of a round's result.
+
+The detail of a bet (hands, decisions with auto-play marked, side-bet pattern, odds) is the stored
+``SettlementDetail.detail``, or, before settlement, the engine's replay of the round's effective
+record (``Round.result_of``), which gives the same answer. Money is ``Decimal`` in major units.
+"""
+
+from django.db.models import Q
+
+from accounts.models import Account, LedgerEntry
+from tables.engine import InvalidRecord, is_blackjack, score
+
+
+def effective_record(round_):
+    """The record ``round_`` is settled on: its last ``RoundCorrection.record``, else ``round_.record``."""
+    last = round_.corrections.order_by("-sequence").first()
+    return last.record if last else round_.record
+
+
+def bet_ledger_entries(bet):
+    """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
+    transactions. Keys (``wagering.services``, ``settlement.services``): ``stake:<pk>``, each extra
+    stake's key (``double:<pk>``, ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``,
+    ``refund:<pk>`` and ``refund:<extra key>``, ``reverse:<pk>`` and ``resettle:<pk>:<n>``."""
+    keys = [bet.stake_key(), f"payout:{bet.pk}", bet.refund_key(), f"reverse:{bet.pk}"]
+    for extra in bet.extras.all():
+        keys += [extra.key, extra.refund_key()]
+    ours = Q(transaction__key__in=keys) | Q(transaction__key__startswith=f"resettle:{bet.pk}:")
+    return (LedgerEntry.objects.filter(ours, account__kind=Account.Kind.WALLET, account__player_id=bet.player_id)
+            .select_related("transaction", "account__currency").order_by("id"))
+
+
+def _replay(round_):
+    """``(effective record or None, RoundResult or None)`` of ``round_``: its last correction,
+    else the record received (``round_.table.currency`` loaded)."""
+    record = effective_record(round_)
+    return record, _result(round_, record)
+
+
+def _result(round_, record):
+    """The engine's ``RoundResult`` of ``record`` (``round_``'s effective record, or None)
+    (``Round.result_of``); None without a record or when it does not replay."""
+    if not record:
+        return None
+    try:
+        return round_.result_of(record)
+    except (InvalidRecord, ValueError):
+        return None
+
+
+def _dealer(cards):
+    total = score(cards) if cards else 0
+    return {"cards": list(cards), "score": total, "blackjack": is_blackjack(cards[:2]), "bust": total > 21}
+
+
+def bet_replay(bet):
+    """What the Bet Record shows of ``bet``'s play (``bet.round`` with its table and currency
+    loaded, best with its settlement too, as ``bet_details_for_player`` does): a dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail
+    as settlement stored it (``SettlementDetail.detail``), or, before settlement, as the engine replays
+    the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``; main/behind:
+    ``hands`` (cards, score, outcome, stake, return, odds, ``decisions`` ``[{"action", "by":
+    "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and ``odds``; ``explanation``.
+    A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
+    a boundless bet only its own path. None while the round has no record."""
+    record = effective_record(bet.round)
+    if not record:
+        return None
+    stored = getattr(getattr(bet, "settlement", None), "detail", None)  # None: not settled
+    if stored is None:
+        result = _result(bet.round, record)
+        if result is None or bet.record_id not in result.bets:
+            return None
+        stored = result.bets[bet.record_id].to_dict()
+    detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
+    detail["dealer"] = _dealer(record.get("dealer") or [])
+    return detail
+
+
+#: Keys of the engine's per-bet detail the player API leaves out (the record's ids, the boundless path index).
+PRIVATE_DETAIL = ("id", "player", "path")
+#: The fields of a played hand anyone at the table saw (no decisions: they are a player's own).
+PUBLIC_HAND_FIELDS = ("cards", "score", "soft", "blackjack", "split", "doubled", "surrendered", "outcome")
+
+
+def _public_hand(hand):
+    public = {f: getattr(hand, f) for f in PUBLIC_HAND_FIELDS}
+    public["cards"] = list(hand.cards)
+    return public
+
+
+def round_public(round_):
+    """The public face of ``round_``'s result (what the studio showed; ``round_.table.currency``
+    loaded): ``{"dealer": {...}, "seats": [{"seat": n, "hands": [...]}],
+    "player_cards": [...] (boundless: the shared sequence) or None, "ended_at_peek",
+    "late_dealer_blackjack"}``; hands carry ``PUBLIC_HAND_FIELDS`` only. None without a result."""
+    record, result = _replay(round_)
+    if result is None:
+        return None
+    seats = [{"seat": int(n), "hands": [_public_hand(h) for h in hands]}
+             for n, hands in sorted((result.seats or {}).items(), key=lambda item: int(item[0]))]
+    return {"dealer": _dealer(result.dealer_cards), "seats": seats, "player_cards": record.get("player_cards"),
+            "ended_at_peek": result.ended_at_peek, "late_dealer_blackjack": result.late_dealer_blackjack}

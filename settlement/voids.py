@@ -1,0 +1,122 @@
+"""Cancelling and voiding rounds (RULES 10): every stake refunded in full, extra stakes included
+(``wagering.closing.refund_bets``: ``refund:<bet>``, ``refund:<extra key>``); a SETTLED round voided
+is a reversal, every return taken back by new ledger entries (``reverse:<bet>``). The beat voids
+rounds suspended longer than their table allows.
+
+Each service locks the round row first (``tables.locks.lock_round``) and checks its state: a
+void of a VOIDED round changes nothing. ``actor`` as in ``settlement.audit``.
+"""
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import LedgerTransaction
+from accounts.selectors import player_wallets
+from accounts.services import Posting, post
+from tables.exceptions import IllegalTransition
+from tables.locks import lock_round
+from tables.models import Round, RoundEvent, Shoe, Variant
+from tables.services import event, table_house
+from wagering.closing import refund_bets
+from wagering.models import Bet
+
+from . import audit
+from .models import OperatorAction
+from .services import flag_negative
+
+State = Round.State
+Kind = LedgerTransaction.Kind
+
+
+@transaction.atomic
+def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=None):
+    """Cancel a round still in play (OPEN, CLOSED or SUSPENDED; RULES 10): it takes no more bets
+    nor moves, and is voided in the same transaction (as ``void_round``): every bet refunded in
+    full, extra stakes included.
+    ``host_disconnected`` (classic, RULES 10): the whole shoe is reshuffled (its cut card is marked
+    out, so the next round needs a new shoe). Returns the ``Round``. Raises ``NotFound``,
+    ``IllegalTransition``."""
+    round_ = lock_round(round_id)
+    if round_.state not in Round.IN_PLAY or round_.cancelled_at:
+        raise IllegalTransition(f"round {round_id} is {round_.state}{', cancelled' if round_.cancelled_at else ''}")
+    round_.cancelled_at = timezone.now()
+    round_.save(update_fields=["cancelled_at"])
+    if host_disconnected and round_.table.variant == Variant.CLASSIC:
+        Shoe.objects.filter(pk=round_.shoe_id).update(cut_card_out=True)
+    event(round_, RoundEvent.Kind.CANCELLED, actor=actor, actor_user=actor_user, reason=reason,
+          host_disconnected=host_disconnected).save()
+    label, user = audit.actor_fields(actor, actor_user)
+    return _void_locked(round_, audit.require_reason(reason), label, user)
+
+
+def _reverse_locked(round_, label, user):
+    """Undo a SETTLED round by new ledger entries (nothing is edited): every stake refunded in full,
+    then every bet's current return taken back (``reverse:<bet>``, allowed to take a wallet negative,
+    which flags it and raises an ``Alert``). Bets become REFUNDED. Returns the events to write."""
+    bets = list(round_.bets.filter(state=Bet.State.SETTLED).prefetch_related("extras"))
+    events = refund_bets(round_, bets, actor=label, actor_user=user)
+    paid = [b for b in bets if b.returned]
+    players = {b.player_id for b in paid}
+    house, wallets = table_house(round_.table), player_wallets(players, round_.table.currency)
+    memo = f"void of settled round {round_.title}"
+    post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
+                  amount=b.returned, memo=memo) for b in paid], allow_negative=True)
+    flag_negative(round_, players, "reversal")
+    return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
+                           returned=str(b.returned)) for b in paid]
+
+
+def _void_locked(round_, reason, label, user):
+    """Void a locked round (see ``void_round``); returns it. Raises ``IllegalTransition``."""
+    settled = round_.state == State.SETTLED
+    round_.transition(State.VOIDED)
+    if settled:
+        events = _reverse_locked(round_, label, user)
+    else:
+        events = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
+                                          .prefetch_related("extras")), actor=label, actor_user=user)
+    round_.save(update_fields=["state", "voided_at"])
+    events.append(event(round_, RoundEvent.Kind.VOIDED, actor=label, actor_user=user, reason=reason,
+                        reversal=settled))
+    RoundEvent.objects.bulk_create(events, batch_size=5000)
+    audit.record(actor=label, actor_user=user, target=round_, reason=reason,
+                 action=OperatorAction.Action.REVERSE_ROUND if settled else OperatorAction.Action.VOID_ROUND)
+    return round_
+
+
+@transaction.atomic
+def void_round(*, round_id, reason, actor, actor_user=None):
+    """Void a round (RULES.md 10): every stake refunded in full, extra stakes (double, split,
+    insurance) included (``refund:<bet>``, ``refund:<extra key>``); bets REFUNDED; round VOIDED.
+    Allowed from OPEN, CLOSED, SUSPENDED, RESULTED and SETTLEMENT_FAILED. From SETTLED it is a
+    reversal: stakes refunded and every return taken back (``reverse:<bet>``) by new ledger
+    entries; a wallet that cannot cover it goes negative, flagged, with an ``Alert``. An already
+    VOIDED round is left alone (idempotent; one transaction, so a crash leaves nothing half done).
+    ``reason``: non-blank text; ``actor``: a user or a label (``settlement.audit``). Writes an
+    ``OperatorAction``. Returns the ``Round``. Raises ``NotFound``, ``ReasonRequired``."""
+    reason = audit.require_reason(reason)
+    label, user = audit.actor_fields(actor, actor_user)
+    round_ = lock_round(round_id)
+    if round_.state == State.VOIDED:
+        return round_
+    return _void_locked(round_, reason, label, user)
+
+
+def void_overdue_rounds(*, now=None):
+    """Void every round SUSPENDED longer than its table's ``suspend_limit_seconds`` (RULES.md 10: not
+    resolved quickly, the round is cancelled), each in its own transaction, re-checked under the
+    round lock (a round resumed meanwhile is left alone). Returns the voided round ids."""
+    now = now or timezone.now()
+    candidates = (Round.objects.filter(state=State.SUSPENDED).select_related("table")
+                  .order_by("pk").values_list("pk", "suspended_at", "table__suspend_limit_seconds"))
+    voided = []
+    for pk, *_ in [c for c in candidates if c[1] + timedelta(seconds=c[2]) <= now]:
+        with transaction.atomic():
+            round_ = lock_round(pk)
+            limit = round_.table.suspend_limit_seconds
+            if round_.state == State.SUSPENDED and round_.suspended_at + timedelta(seconds=limit) <= now:
+                _void_locked(round_, f"suspended longer than {limit} s (RULES 10)", "system", None)
+                voided.append(pk)
+    return voided

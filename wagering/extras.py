@@ -1,0 +1,204 @@
+"""Extra stakes at decision time (RULES 4, 6): doubles, splits, insurance, and a bet behind
+following its seat's double or split; each debited at once (ledger key ``<kind>:<bet>[:<hand>]``),
+or, when the wallet cannot cover it, the RULES 4 fallback recorded instead.
+"""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import transaction
+
+from accounts.locks import lock_wallets
+from accounts.models import LedgerTransaction
+from accounts.services import Posting, post
+from tables.engine import fallback, parse_card, round_down, score, why_illegal
+from tables.exceptions import IllegalTransition, InvalidInput, NotFound, ServiceError
+from tables.locks import lock_round
+from tables.models import Round, RoundEvent
+from tables.services import event, table_house
+
+from .exceptions import InvalidExtra
+from .models import Bet, BetExtra
+from .validation import check_extra_request, well_typed
+
+Kind = RoundEvent.Kind
+
+
+@dataclass
+class ExtraOutcome:
+    """What ``add_extra_stake(s)`` did: ``extra`` = the ``BetExtra`` (None if none was taken);
+    ``action`` = what the game server applies to the hand: the requested kind when taken, else the
+    RULES 4 fallback (``"hit"``/``"stand"`` for a double or split; None: insurance not bought, the
+    behind bet does not follow); ``error``: the ``ServiceError`` that rejected a request of
+    ``add_extra_stakes`` (then nothing was taken)."""
+
+    extra: BetExtra | None
+    action: str | None
+    error: Exception | None = None
+
+    @property
+    def applied(self):
+        """True when the extra stake was taken."""
+        return self.extra is not None
+
+
+#: Extra-stake kinds each bet type may take (RULES 4 main bets, RULES 6 behind).
+EXTRAS_BY_TYPE = {"main": {"double", "split", "insurance"}, "behind": {"insurance", "follow_double", "follow_split"}}
+
+
+class _Extras:
+    """One ``add_extra_stakes`` call on a locked CLOSED round: its bets, their locked wallets and
+    the extra stakes already taken loaded once; each request checked in turn, with balances and
+    taken extras kept up to date in memory as requests are accepted."""
+
+    def __init__(self, round_, requests):
+        self.round, self.table = round_, round_.table
+        ids = {r.get("bet") for r in requests if well_typed(check_extra_request, r)}
+        self.bets = {b.record_id: b for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
+        self.wallets = lock_wallets({b.player_id for b in self.bets.values()}, self.table.currency)
+        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
+        self._seat_extras = None
+        self.new, self.events = [], []
+
+    def seat_extras(self):
+        """``{(seat, kind, hand)}`` of the extras taken by the round's seat (main) bets (loaded once)."""
+        if self._seat_extras is None:
+            self._seat_extras = set(BetExtra.objects.filter(bet__round=self.round, bet__type="main")
+                                    .values_list("bet__seat", "kind", "hand"))
+        return self._seat_extras
+
+    def take(self, request, actor, actor_user):
+        """Check one request (see ``add_extra_stake``) and take it in memory; returns its
+        ``ExtraOutcome``. Raises the error that rejects it."""
+        check_extra_request(request)
+        record_id, kind, hand, cards = (request.get("bet"), request.get("kind"), request.get("hand", 1),
+                                        request.get("cards"))
+        target = self.bets.get(record_id)
+        if target is None:
+            raise NotFound(f"no bet {record_id!r} in round {self.round.pk}")
+        if target.state != Bet.State.ACCEPTED:
+            raise IllegalTransition(f"bet {record_id} is {target.state}")
+        if kind not in EXTRAS_BY_TYPE.get(target.type, ()):
+            raise InvalidExtra(f"a {target.type} bet takes no {kind}")
+        if hand not in (1, 2) or (hand == 2 and kind not in ("double", "follow_double")):
+            raise InvalidExtra(f"no {kind} on hand {hand}")
+        score_ = _score(cards) if kind in ("double", "split") else None
+        existing = self.taken.get((target.pk, kind, hand))
+        if existing is not None:
+            return ExtraOutcome(existing, kind)
+        self._check_context(target, kind, hand)
+        self._check_legal(target, kind, hand, cards)
+        minor_units = self.table.currency.minor_units
+        amount = target.stake if kind != "insurance" else round_down(target.stake / 2, minor_units)
+        if amount <= 0:
+            raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
+        if self.available.get(target.player_id, Decimal(0)) < amount:
+            action = fallback(self.table.rules(), kind, score_) if kind in ("double", "split") else None
+            self.events.append(event(self.round, Kind.FALLBACK, actor=actor, actor_user=actor_user, bet=target.pk,
+                                     record_id=record_id, kind=kind, hand=hand, needed=str(amount), action=action))
+            return ExtraOutcome(None, action)
+        extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=BetExtra.key_for(kind, target.pk, hand))
+        self.available[target.player_id] -= amount
+        self.taken[(target.pk, kind, hand)] = extra
+        if target.type == "main" and self._seat_extras is not None:
+            self._seat_extras.add((target.seat, kind, hand))
+        self.new.append(extra)
+        self.events.append(event(self.round, Kind.EXTRA_STAKE, actor=actor, actor_user=actor_user, bet=target.pk,
+                                 record_id=record_id, kind=kind, hand=hand, amount=str(amount)))
+        return ExtraOutcome(extra, kind)
+
+    def _check_context(self, bet, kind, hand):
+        """The extra stakes an extra depends on: a double on hand 2 needs the split; a follow needs
+        the seat's own double / split on that hand (RULES 6)."""
+        split = kind.replace("double", "split")
+        if hand == 2 and not any((bet.pk, split, h) in self.taken for h in (1, 2)):
+            raise InvalidExtra(f"no second hand: bet {bet.record_id} was not split")
+        if kind.startswith("follow_"):
+            seat_kind = kind.removeprefix("follow_")
+            if (bet.seat, seat_kind, hand) not in self.seat_extras():
+                raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
+
+    def _check_legal(self, bet, kind, hand, cards):
+        """A seat's double or split must be legal on the hand it names (RULES 4, the engine's
+        ``why_illegal``): a double on two cards, not on split aces; a split of a pair, not of a split
+        hand; neither on a finished hand (21). The dealer's card matters only to surrender, which
+        takes no extra stake."""
+        if kind not in ("double", "split"):
+            return
+        was_split = hand == 2 or (bet.pk, "split", 1) in self.taken
+        hand_cards = [parse_card(c) for c in cards]
+        reason = why_illegal(self.table.rules(), kind, hand_cards, None, split=was_split,
+                             split_aces=was_split and hand_cards[0][0] == "A")
+        if reason is not None:
+            raise InvalidExtra(f"cards {' '.join(hand_cards)}: {reason}")
+
+    def save(self):
+        """Write the extras taken, their ledger stakes (one ``post``), the follow flags and the events."""
+        if self.new:
+            BetExtra.objects.bulk_create(self.new)
+            house = table_house(self.table)
+            post([Posting(key=x.key, kind=LedgerTransaction.Kind.STAKE, source=self.wallets[x.bet.player_id],
+                          destination=house, amount=x.amount) for x in self.new])
+            follows = [x for x in self.new if x.kind in ("follow_double", "follow_split")]
+            for x in follows:
+                setattr(x.bet, x.kind, True)
+            for flag in ("follow_double", "follow_split"):
+                Bet.objects.bulk_update({x.bet for x in follows if x.kind == flag}, [flag])
+        RoundEvent.objects.bulk_create(self.events)
+
+
+@transaction.atomic
+def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
+    """Take many extra stakes on round ``round_id`` (CLOSED) in one transaction, all debited in ONE
+    ledger ``post``; each request stands alone, in order (a double on hand 2 may follow its split
+    in the same batch). ``extras``: a list of dicts ``{"bet": record id, "kind": str, "hand": 1|2
+    (default 1), "cards": [card codes] (double, split)}``, each as for ``add_extra_stake`` (same
+    rules, amounts, keys, fallbacks and events). Returns one ``ExtraOutcome`` per request, in order;
+    a rejected one carries ``error`` (codes ``not_found``, ``illegal_transition``, ``invalid_extra``,
+    ``invalid_input``) and took nothing. Raises ``NotFound`` (round), ``IllegalTransition`` (round
+    not CLOSED or cancelled)."""
+    round_ = lock_round(round_id, shared=True)
+    if round_.state != Round.State.CLOSED or round_.cancelled_at:
+        raise IllegalTransition(f"extra stakes are taken while round {round_id} is played, not when {round_.state}")
+    batch = _Extras(round_, extras)
+    outcomes = []
+    for request in extras:
+        try:
+            outcomes.append(batch.take(request, actor, actor_user))
+        except ServiceError as error:
+            outcomes.append(ExtraOutcome(None, None, error))
+    batch.save()
+    return outcomes
+
+
+def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_user=None):
+    """Take an extra stake on bet ``bet`` (its ``record_id``) of a CLOSED round (RULES 4, 6).
+
+    ``kind``: ``double`` or ``split`` (seat / boundless main bet; amount = the stake), ``insurance``
+    (main or behind; half the stake rounded down to the minor unit), ``follow_double`` /
+    ``follow_split`` (behind bet, after the seat's double / split; amount = the stake). ``hand``: 1,
+    or 2 for a double on the second split hand. ``cards``: the hand's card codes (required for
+    double and split: the fallback depends on the score). When the balance cannot cover it, the
+    RULES 4 fallback (``tables.engine.fallback``) is returned and recorded (``fallback`` event)
+    and nothing is debited. The same (bet, kind, hand) again returns the extra already taken.
+    Ledger key ``<kind>:<bet>`` (``<kind>:<bet>:2`` for hand 2). Returns an ``ExtraOutcome``
+    (``add_extra_stakes`` with one request).
+
+    Raises ``NotFound`` (round, bet), ``IllegalTransition`` (round not CLOSED or cancelled, bet
+    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards).
+    """
+    outcome = add_extra_stakes(round_id=round_id, actor=actor, actor_user=actor_user,
+                               extras=[{"bet": bet, "kind": kind, "hand": hand, "cards": cards}])[0]
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome
+
+
+def _score(cards):
+    if not isinstance(cards, list) or not cards:
+        raise InvalidInput("cards: the hand's card codes are required for a double or split")
+    try:
+        return score([parse_card(c) for c in cards])
+    except ValueError as e:
+        raise InvalidInput(f"cards: {e}") from None

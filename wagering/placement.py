@@ -1,0 +1,311 @@
+"""Placing bets (RULES 6, 8, 9): each accepted stake is debited at once, from the player's wallet
+to the table's house account (ledger key ``stake:<bet>``). A premium seat bet mirrored on the
+player's second seat is a bet of its own (key and record id ``<...>#mirror``).
+
+On PostgreSQL the bulk reads and the insert of the bets with their ``bet_placed`` events are single
+statements with binary array parameters (``wagering.pg``); the ORM does the same elsewhere.
+"""
+
+from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, Decimal
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerError
+from accounts.locks import lock_wallets_by_code
+from accounts.models import LedgerTransaction, Player
+from accounts.money import parse_amount
+from accounts.services import Posting, can_take_seat, post
+from tables.exceptions import InvalidInput, NotFound, ServiceError
+from tables.locks import lock_round, lock_seats
+from tables.models import Round, RoundEvent, Seat
+from tables.services import event, table_house
+
+from . import pg
+from .exceptions import (BehindOwnSeat, BettingClosed, LimitExceeded, SeatNotAllowed, SeatTaken,
+                         SideBetUnavailable)
+from .models import Bet
+from .validation import check_bet_request, json_safe, well_typed
+
+Kind = RoundEvent.Kind
+MIRROR = "#mirror"
+
+
+@dataclass
+class BetOutcome:
+    """What became of one bet request (index ``index`` of the list given to ``place_bets``):
+    ``bets`` = the ``Bet`` and, for a premium seat bet mirrored on the player's second seat, the
+    mirrored ``Bet``; ``created`` is False when the idempotency key had already placed them (no
+    second debit); ``error`` is the ``ServiceError``/``LedgerError`` (with ``.code``) that rejected
+    the request, in which case nothing was placed."""
+
+    index: int
+    bets: list = field(default_factory=list)
+    created: bool = False
+    error: Exception | None = None
+
+
+class _Placement:
+    """One ``place_bets`` call: the round's context loaded once (players, locked wallets, limits,
+    seats and the round's seat bets), then each request checked in turn against it, with balances
+    and seats kept up to date in memory as requests are accepted."""
+
+    def __init__(self, round_, requests):
+        self.round = round_
+        self.table = round_.table
+        self.rules = self.table.rules()
+        self.minor_units = self.table.currency.minor_units
+        self.closed = round_.state != Round.State.OPEN or round_.cancelled_at is not None
+        self.now = timezone.now()  # the bets of one call are placed at one instant
+        self.limits = {limit.bet_type: limit for limit in self.table.limits.all()}
+        requests = [r for r in requests if well_typed(check_bet_request, r)]  # no bad type reaches a query
+        self.seats, self.main, self.behind, self.taken = {}, {}, {}, []
+        if not self.rules.shared_hand:  # seats before wallets: the lock order (tables.locks)
+            self.seats = {s.number: s for s in lock_seats(self.table)}
+            for bet in self.round.bets.filter(state=Bet.State.PLACED, type__in=["main", "behind"]):
+                if bet.type == "main":
+                    self.main[bet.seat] = bet
+                else:
+                    self.behind.setdefault(bet.player_id, set()).add(bet.seat)
+        codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
+        self.wallets, self.players = self._wallets_and_players(codes)
+        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
+        if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key of its own
+            keys |= {k + MIRROR for k in keys}
+        record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
+        if connection.vendor == "postgresql":
+            known = pg.known_bets(round_, keys, record_ids)
+        else:
+            known = Bet.objects.filter(Q(idempotency_key__in=keys) | Q(round=round_, record_id__in=record_ids))
+        self.existing, self.record_ids = {}, set()
+        for bet in known:  # one query for both: the keys already placed, the record ids already used
+            if bet.idempotency_key in keys:
+                self.existing[bet.idempotency_key] = bet
+            if bet.round_id == round_.pk and bet.record_id in record_ids:
+                self.record_ids.add(bet.record_id)
+
+    def _wallets_and_players(self, codes):
+        """``({player_id: locked wallet}, {code: Player})`` for the player ``codes``: the wallets
+        with their players in one query; players without a wallet in the table currency by a second
+        one, only if there are any (they are rejected later for lack of funds, not as unknown)."""
+        wallets = {w.player_id: w for w in lock_wallets_by_code(self.table.currency, codes)}
+        players = {w.player.code: w.player for w in wallets.values()}
+        if missing := codes - players.keys():
+            players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
+        return wallets, players
+
+    # -- one request ------------------------------------------------------------------------------
+
+    def check(self, request):
+        """Check one request and return the unsaved ``Bet`` rows it places (or the existing ones for
+        a repeated key). Raises the error that rejects it."""
+        key, bet_type, seat_no = request.get("key"), request.get("type"), request.get("seat")
+        if not isinstance(key, str) or not key or len(key) > 120:
+            raise InvalidInput("key: a non-empty string of at most 120 characters is required")
+        player = self.players.get(request.get("player"))
+        if player is None:
+            raise NotFound(f"no player {request.get('player')!r}")
+        stake = parse_amount(request.get("stake"), self.minor_units)
+        if key in self.existing:
+            return self._replay(key, player, bet_type, seat_no, stake)
+        if self.closed:
+            raise BettingClosed(f"betting on round {self.round.pk} is closed ({self.round.state})")
+        if bet_type not in self.rules.bet_types:
+            raise SideBetUnavailable(f"{self.table.variant} tables take no {bet_type!r} bets")
+        if not self.rules.offered(bet_type, self.round.shoe_round):
+            raise SideBetUnavailable(f"{bet_type} is offered up to shoe round "
+                                     f"{self.rules.last_shoe_round[bet_type]}; this is round {self.round.shoe_round}")
+        self._check_limits(bet_type, stake)
+        placements = self._placements(player, bet_type, seat_no, stake)
+        total = sum(s for _, s in placements)
+        if self.available.get(player.pk, 0) < total:
+            raise InsufficientFunds(f"player {player.code} has {self.available.get(player.pk, 0)}, the bet needs {total}")
+        record_id = request.get("record_id") or key
+        if not isinstance(record_id, str) or record_id in self.record_ids:
+            raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
+        # table and currency set here, not left to CopiedForeignKey: wagering.pg inserts without the ORM
+        bets = [Bet(round=self.round, table_id=self.table.pk, currency_id=self.table.currency_id, player=player,
+                    type=bet_type, seat=n, stake=s, idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i,
+                    placed_at=self.now)
+                for i, (n, s) in enumerate(placements)]
+        self._accept(player, bets)
+        return bets
+
+    def _replay(self, key, player, bet_type, seat_no, stake):
+        bet, mirror = self.existing[key], self.existing.get(key + MIRROR)
+        stakes = {stake} if mirror is None else {stake, self._half(bet_type, stake)}
+        if (bet.round_id, bet.player_id, bet.type, bet.seat) != (self.round.pk, player.pk, bet_type, seat_no) \
+                or bet.stake not in stakes:
+            raise IdempotencyConflict(f"key {key!r} already placed a different bet")
+        return [bet] if mirror is None else [bet, mirror]
+
+    def _step(self, bet_type):
+        limit = self.limits.get(bet_type)
+        return limit.chip_step if limit else Decimal(1).scaleb(-self.minor_units)
+
+    def _half(self, bet_type, stake):
+        """Half of ``stake`` rounded down to the chip step (RULES 9 [decision])."""
+        step = self._step(bet_type)
+        return (stake / 2 / step).to_integral_value(rounding=ROUND_DOWN) * step
+
+    def _check_limits(self, bet_type, stake):
+        limit = self.limits.get(bet_type)
+        if limit is None:
+            return
+        if not limit.min_stake <= stake <= limit.max_stake:
+            raise LimitExceeded(f"{bet_type} stakes are {limit.min_stake} to {limit.max_stake}, not {stake}")
+        if stake % limit.chip_step:
+            raise LimitExceeded(f"{bet_type} stakes are multiples of {limit.chip_step}, not {stake}")
+
+    def _placements(self, player, bet_type, seat_no, stake):
+        """``[(seat number or None, stake)]`` the request places, by the seat rules (RULES 6, 9)."""
+        if self.rules.shared_hand:
+            if seat_no is not None:
+                raise SeatNotAllowed(f"{self.table.variant} tables have no seats")
+            return [(None, stake)]
+        seat = self.seats.get(seat_no)
+        if seat is None:
+            raise SeatNotAllowed(f"a {bet_type} bet needs a seat 1-{len(self.seats)}, not {seat_no!r}")
+        if bet_type == "main":
+            return self._seat_bet(player, seat, stake)
+        if seat.player_id is None:
+            raise SeatNotAllowed(f"seat {seat.number} is empty: {bet_type} bets go on occupied seats only")
+        if bet_type == "behind":
+            if seat.player_id == player.pk:
+                raise BehindOwnSeat(f"player {player.code} sits on seat {seat.number} and may not bet behind it")
+            if not self.rules.seated_may_bet_behind and self._held(player):
+                raise BehindOwnSeat(f"a seated player may not bet behind in {self.table.variant}")
+        return [(seat.number, stake)]
+
+    def _held(self, player, but=None):
+        return [s for s in self.seats.values() if s.player_id == player.pk and s is not but]
+
+    def _seat_bet(self, player, seat, stake):
+        """A seat (main) bet: RULES 9 seats, premium mirroring."""
+        if not can_take_seat(player, self.table.currency):
+            raise SeatNotAllowed(f"player {player.code}'s account or currency never takes a seat")
+        if seat.player_id not in (None, player.pk):
+            raise SeatTaken(f"seat {seat.number} is taken by another player")
+        if seat.number in self.main:
+            raise SeatTaken(f"seat {seat.number} already has a seat bet this round")
+        held = self._held(player, but=seat)
+        if seat.player_id is None:
+            if len(held) >= self.rules.seats_per_player:
+                raise SeatNotAllowed(f"a player holds at most {self.rules.seats_per_player} seat(s) in {self.table.variant}")
+            behind = self.behind.get(player.pk, set())
+            if seat.number in behind:
+                raise BehindOwnSeat(f"player {player.code} bets behind seat {seat.number} and may not take it")
+            if behind and not self.rules.seated_may_bet_behind:
+                raise SeatNotAllowed(f"a player betting behind may not take a seat in {self.table.variant}")
+        placements = [(seat.number, stake)]
+        for other in held:
+            if other.number in self.main:
+                if self.main[other.number].stake != stake:
+                    raise SeatNotAllowed(f"stakes on a player's two seats must be equal "
+                                         f"({self.main[other.number].stake} on seat {other.number})")
+            elif self.available.get(player.pk, 0) >= 2 * stake:
+                placements.append((other.number, stake))
+            else:
+                half = self._half("main", stake)
+                limit = self.limits.get("main")
+                if half <= 0 or (limit and half < limit.min_stake):
+                    raise LimitExceeded(f"{stake} split over two seats is below the minimum")
+                placements = [(seat.number, half), (other.number, half)]
+        return placements
+
+    def _accept(self, player, bets):
+        self.available[player.pk] -= sum(b.stake for b in bets)
+        for bet in bets:
+            self.existing[bet.idempotency_key] = bet
+            self.record_ids.add(bet.record_id)
+            if bet.type == "behind":
+                self.behind.setdefault(player.pk, set()).add(bet.seat)
+            elif bet.type == "main" and bet.seat is not None:
+                self.main[bet.seat] = bet
+                seat = self.seats[bet.seat]
+                if seat.player_id is None:
+                    seat.player = player
+                    self.taken.append(seat)
+
+
+@transaction.atomic
+def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=False):
+    """Place many bets on round ``round_id`` in one transaction; each request stands alone.
+
+    ``bets``: a list of dicts ``{"key": str (the game server's idempotency key), "player": player
+    code, "type": Bet.Type, "stake": decimal string or Decimal, "seat": int or None, "record_id":
+    str or None (the bet's id in the round record; default the key)}``. Every accepted stake is
+    debited at once (ledger ``stake:<bet>``), all in ONE ledger ``post``. The rules: RULES 8
+    (types offered, shoe-round limits), the table's limits, RULES 6 and 9 (seats, behind, mirrors).
+    A key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
+    with another body is rejected with ``idempotency_conflict``.
+
+    Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
+    ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds``,
+    ``limit_exceeded``, ``seat_taken``, ``seat_not_allowed``, ``behind_own_seat``,
+    ``side_bet_unavailable``, ``idempotency_conflict``, ``invalid_input``) and a ``bet_rejected``
+    event. Raises ``NotFound`` for an unknown round. Each request's field types are checked first
+    (``wagering.validation.check_bet_request``; ``amounts_as_strings``: the API, stakes must be strings).
+    """
+    round_ = lock_round(round_id, shared=True)
+    placement = _Placement(round_, bets)
+    outcomes, new, events = [], [], []
+    for index, request in enumerate(bets):
+        outcome = BetOutcome(index)
+        try:
+            check_bet_request(request, amounts_as_strings=amounts_as_strings)
+            fresh = not isinstance(request.get("key"), str) or request["key"] not in placement.existing
+            outcome.bets = placement.check(request)
+            outcome.created = fresh
+        except (ServiceError, LedgerError) as error:
+            outcome.error = error
+            events.append(event(round_, Kind.BET_REJECTED, actor=actor, actor_user=actor_user,
+                                request={json_safe(k): json_safe(v) for k, v in list(request.items())[:16]}
+                                if isinstance(request, dict) else None,
+                                code=error.code, detail=str(error)))
+        if outcome.created:
+            new += outcome.bets
+        outcomes.append(outcome)
+    events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
+                     player=s.player.code) for s in placement.taken]
+    RoundEvent.objects.bulk_create(events, batch_size=2000)
+    if new:
+        try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
+            _insert_bets(round_, new, actor=actor, actor_user=actor_user)
+        except IntegrityError:  # a concurrent request used one of these keys for another player
+            raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
+        house = table_house(round_.table)
+        post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=placement.wallets[b.player_id],
+                      destination=house, amount=b.stake) for b in new])
+        Seat.objects.bulk_update(placement.taken, ["player"])
+    return outcomes
+
+
+def _insert_bets(round_, bets, *, actor, actor_user):
+    """Insert ``bets`` (unsaved ``Bet`` rows of ``round_``; they get their pks) and then one
+    ``bet_placed`` event per bet, in order. PostgreSQL: one statement (``wagering.pg``); elsewhere
+    the ORM. Raises ``IntegrityError`` if an idempotency key or record id is taken."""
+    payloads = [{"record_id": b.record_id, "player": b.player.code, "type": b.type, "seat": b.seat,
+                 "stake": str(b.stake)} for b in bets]
+    if connection.vendor == "postgresql":
+        pg.insert_bets(round_, bets, payloads, actor=actor, actor_user=actor_user)
+        return
+    Bet.objects.bulk_create(bets, batch_size=2000)
+    RoundEvent.objects.bulk_create([event(round_, Kind.BET_PLACED, actor=actor, actor_user=actor_user, bet=b.pk,
+                                          **payload) for b, payload in zip(bets, payloads)], batch_size=2000)
+
+
+def place_bet(*, round_id, key, player, type, stake, seat=None, record_id=None, actor="", actor_user=None,
+              amounts_as_strings=False):
+    """Place one bet (``place_bets`` with one request: same arguments, same rules). Returns its
+    ``BetOutcome`` (``.bets``: the bet, plus its premium mirror if any; ``.created``). Raises the
+    error that rejected it (its ``bet_rejected`` event is kept)."""
+    outcome = place_bets(round_id=round_id, actor=actor, actor_user=actor_user,
+                         amounts_as_strings=amounts_as_strings, bets=[
+        {"key": key, "player": player, "type": type, "stake": stake, "seat": seat, "record_id": record_id}])[0]
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome

@@ -1,0 +1,70 @@
+"""The record check (docs/round-record.md): a round record is valid for a round when the engine
+accepts it and it holds exactly the bets the platform holds, with the extra stakes the platform
+took. Taking a record, resettling and an operator's resettle preview all check through here."""
+
+import json
+from decimal import Decimal
+
+from tables.engine import InvalidRecord as EngineInvalidRecord
+from tables.exceptions import InvalidRecord
+
+from .models import Bet, BetExtra
+
+
+def _platform_bets(round_):
+    """The bets the platform holds for ``round_`` (refunded ones left out), as check_record
+    compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total})}``
+    (follow_double counts as double, follow_split as split). Two queries of plain rows: a boundless
+    round holds thousands of bets, and this runs while the game server waits for its answer."""
+    bets = round_.bets.exclude(state=Bet.State.REFUNDED)
+    held = {record_id: (fields, {}) for record_id, *fields in
+            bets.values_list("record_id", "player__code", "type", "seat", "stake")}
+    for record_id, kind, amount in (BetExtra.objects.filter(bet__in=bets)
+                                     .values_list("bet__record_id", "kind", "amount")):
+        totals = held[record_id][1]
+        kind = kind.removeprefix("follow_")
+        totals[kind] = totals.get(kind, Decimal(0)) + amount
+    return held
+
+
+def _as_json(value):
+    """``value`` (str, int, ``Decimal`` or None) as JSON writes it, for error messages: ``"5.00"``, ``null``."""
+    return json.dumps(str(value) if isinstance(value, Decimal) else value)
+
+
+def check_record(round_, record):
+    """Validate ``record`` (a decoded round record, ROUND_RECORD.md) for ``round_`` with the engine
+    and against the bets the platform holds: the same round id, currency and shoe round; the same
+    bets (by ``record_id``: player, type, seat and original stake) and, per bet, the extra stakes
+    the engine derives from the actions and flags equal to the ``BetExtra`` rows (double, split,
+    insurance). Returns the engine's ``RoundResult``. Raises ``InvalidRecord`` whose
+    ``extra["field"]`` is the record's field path."""
+    table = round_.table
+    for field, expected in (("round", round_.external_id), ("currency", table.currency_id),
+                            ("shoe_round", round_.shoe_round)):
+        if isinstance(record, dict) and record.get(field) != expected:
+            raise InvalidRecord(f"{field}: expected {expected!r}, got {record.get(field)!r}", field=field)
+    try:
+        result = round_.result_of(record)
+    except EngineInvalidRecord as e:
+        raise InvalidRecord(str(e), field=e.path) from None
+    bets = _platform_bets(round_)
+    unknown = [i for i in result.bets if i not in bets]
+    missing = [i for i in bets if i not in result.bets]
+    if unknown or missing:
+        raise InvalidRecord(f"bets: the record's bets differ from the platform's (unknown {unknown}, "
+                            f"missing {missing})", field="bets")
+    for index, (record_id, engine_bet) in enumerate(result.bets.items()):
+        player, type_, seat, stake = bets[record_id][0]
+        for field, ours, theirs in (("player", player, engine_bet.player), ("type", type_, engine_bet.type),
+                                    ("seat", seat, engine_bet.seat), ("stake", stake, engine_bet.stake)):
+            if ours != theirs:
+                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(ours)}, the record says "
+                                    f"{_as_json(theirs)}", field=f"bets[{index}].{field}")
+    for index, (record_id, engine_bet) in enumerate(result.bets.items()):
+        ours = bets[record_id][1]
+        if ours != dict(engine_bet.extras):
+            theirs = {k: str(v) for k, v in engine_bet.extras.items()}
+            raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
+                                f"{ {k: str(v) for k, v in ours.items()} }", field=f"bets[{index}]")
+    return result
