@@ -1,21 +1,17 @@
 """Operator pages of players, wallets and the ledger: balances per currency, account kind, ledger
-entries with balance after, bets and disputes. All read-only; money moves only through the ledger
-services (the manual adjustment action on a wallet's page)."""
+entries with balance after. All read-only; money moves only through the ledger services.
+``settlement.admin`` completes the player's page (bets, disputes) and the wallet's (the manual
+adjustment, the audit trail)."""
 
 from django.contrib import admin
 from django.db.models import Case, DecimalField, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
-from django.urls import path
 
-from delivery.backoffice import views as actions
-from delivery.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
-from delivery.backoffice.money import format_money
-from delivery.backoffice.selectors import audit_trail
-from wagering.selectors import bets_for_player
-from accounts.selectors import ledger_entries_for_player
+from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from adminkit.money import format_money
 
 from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
-from .selectors import wallets_of
+from .selectors import ledger_entries_for_player, wallets_of
 
 #: Rows of each list shown on a player's or an account's page.
 PAGE_ROWS = 50
@@ -31,7 +27,7 @@ class CurrencyAdmin(admin.ModelAdmin):
 
 @admin.register(Player)
 class PlayerAdmin(ReadOnlyAdmin):
-    """A player's page: wallets (balance per currency), latest ledger entries, bets and disputes."""
+    """A player's page: wallets (balance per currency) and latest ledger entries."""
 
     list_display = ("code", "user", "account_kind", "created_at")
     list_filter = ("account_kind",)
@@ -43,9 +39,7 @@ class PlayerAdmin(ReadOnlyAdmin):
         player = self.get_object(request, object_id)
         if player is not None:
             extra_context = {**(extra_context or {}), "wallets": list(wallets_of(player)),
-                             "entries": list(ledger_entries_for_player(player)[:PAGE_ROWS]),
-                             "bets": list(bets_for_player(player)[:PAGE_ROWS]),
-                             "disputes": list(player.disputes.select_related("assignee").order_by("-created_at"))}
+                             "entries": list(ledger_entries_for_player(player)[:PAGE_ROWS])}
         return super().change_view(request, object_id, form_url, extra_context)
 
 
@@ -80,9 +74,9 @@ def with_balance(accounts):
 
 @admin.register(Account)
 class AccountAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
-    """Wallets, house and cashier accounts; an account's page lists its latest entries and, for a
-    wallet, offers the manual adjustment. Balances are the real ones for every kind (house and
-    cashier: the sum of their entries, annotated in the list's one query)."""
+    """Wallets, house and cashier accounts; an account's page lists its latest entries. Balances are
+    the real ones for every kind (house and cashier: the sum of their entries, annotated in the
+    list's one query)."""
 
     list_display = ("id", "kind", "player", "name", "currency", "balance_shown", "negative_flagged")
     list_filter = ("kind", "currency", "negative_flagged")
@@ -100,18 +94,11 @@ class AccountAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
     def balance_shown(self, account):
         return format_money(account.current_balance, account.currency, code=True)
 
-    def get_urls(self):
-        return [path("<int:account_id>/adjust/", self.admin_site.admin_view(actions.account_adjust),
-                     name="accounts_account_adjust")] + super().get_urls()
-
     def change_view(self, request, object_id, form_url="", extra_context=None):
         account = self.get_object(request, object_id)
         if account is not None:
             extra_context = {**(extra_context or {}), "balance": account.current_balance,
-                             "entries": list(account.entries.select_related("transaction").order_by("-id")[:PAGE_ROWS]),
-                             "audit": audit_trail(account),
-                             "can_adjust": account.is_wallet and (request.user.has_perm("accounts.adjust_small")
-                                                                  or request.user.has_perm("accounts.adjust_any"))}
+                             "entries": list(account.entries.select_related("transaction").order_by("-id")[:PAGE_ROWS])}
         return super().change_view(request, object_id, form_url, extra_context)
 
 

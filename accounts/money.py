@@ -1,13 +1,12 @@
 """Money values: ``Decimal`` in a currency's major units with at most its ``minor_units`` decimals.
 
 Amounts are validated here, never rounded: the one rounding rule of the platform (round DOWN to the
-minor unit, RULES.md 4 and 5) lives in the rules engine (``tables.engine``), where payouts are computed.
+minor unit, RULES 4 and 5) is the rules engine's, where payouts are computed; the ledger knows no
+game and takes amounts as they come.
 """
 
 import re
 from decimal import Decimal, InvalidOperation
-
-from tables.engine.money import quantum
 
 from .exceptions import InvalidAmount
 
@@ -51,7 +50,7 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
         raise InvalidAmount(f"amount {_shown(value)} is not a finite number")
     if amount and amount.adjusted() > MAX_ADJUSTED:  # before quantize, which fails on huge values
         raise InvalidAmount(f"amount {_shown(value)} is too large")
-    step = quantum(minor_units)
+    step = Decimal(1).scaleb(-minor_units)
     if amount != amount.quantize(step, rounding="ROUND_DOWN"):
         raise InvalidAmount(f"amount {_shown(value)} has more than {minor_units} decimals")
     if amount == 0 and not allow_zero:

@@ -42,3 +42,9 @@ def ledger_entries_for_player(player):
     wallets = list(Account.objects.filter(kind=Account.Kind.WALLET, player=player).values_list("pk", flat=True))
     return (LedgerEntry.objects.filter(account_id__in=wallets)
             .select_related("transaction", "account__currency").order_by("-id"))
+
+
+def wallet_balance(player, currency):
+    """The balance of ``player``'s wallet in ``currency`` (a ``Currency``); 0 without a wallet."""
+    return (Account.objects.filter(kind=Account.Kind.WALLET, player=player, currency=currency)
+            .values_list("balance", flat=True).first() or 0)

@@ -43,7 +43,7 @@ INSTALLED_APPS = [
     "tables",
     "wagering",
     "settlement",
-    "delivery.backoffice",
+    "adminkit",
     "delivery.simulator",
 ]
 

@@ -1,24 +1,35 @@
 """Operator pages of settlement: the dispute queue (oldest first, by status and assignee) and a
 dispute's page with the round replay beside it (assign, notes, resolve through
-``settlement.disputes``); alerts, corrections, bet settlements and the audit trail, read-only."""
+``settlement.disputes``); alerts, corrections, bet settlements and the audit trail, read-only.
+
+And the pages of the floors below that show what only settlement knows, completed here
+(``adminkit.base.replace_page``): a player's bets and disputes, a wallet's manual adjustment and
+audit trail, a table's open RTP-watch alerts, a round's replay with the void and resettle actions,
+a bet's replay, ledger entries and audit trail. The action views are ``settlement.actions``."""
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
 from django.urls import path
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
-from delivery.backoffice import views as actions
-from delivery.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline
-from delivery.backoffice.money import format_money
-from delivery.backoffice.selectors import audit_trail
-from tables.admin import RoundColumnMixin
-from delivery.backoffice.replay import build_replay
+from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
+from accounts.models import Account, Player
+from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
+from adminkit.money import format_money
+from tables.admin import RoundAdmin, RoundColumnMixin, TableAdmin
+from tables.models import Round, Table
+from wagering.admin import BetAdmin
+from wagering.models import Bet
+from wagering.selectors import bets_for_player
 
+from . import actions
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
 from .models import Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
+from .replay import build_replay
+from .selectors import audit_trail, bet_ledger_entries
 
 
 class NoteInline(ReadOnlyInline):
@@ -178,3 +189,86 @@ class SettlementDetailAdmin(RoundColumnMixin, ReadOnlyAdmin):
     @admin.display(description="detail")
     def detail_short(self, settlement):
         return (settlement.detail or {}).get("explanation", "")[:120]
+
+
+# --- the pages of the floors below, completed ------------------------------------------------------
+
+@replace_page(Player)
+class PlayerPage(PlayerAdmin):
+    """A player's page with their latest bets and their disputes."""
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        player = self.get_object(request, object_id)
+        if player is not None:
+            extra_context = {**(extra_context or {}), "bets": list(bets_for_player(player)[:PAGE_ROWS]),
+                             "disputes": list(player.disputes.select_related("assignee").order_by("-created_at"))}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+@replace_page(Account)
+class AccountPage(AccountAdmin):
+    """An account's page with its audit trail and, for a wallet, the manual adjustment."""
+
+    def get_urls(self):
+        return [path("<int:account_id>/adjust/", self.admin_site.admin_view(actions.account_adjust),
+                     name="accounts_account_adjust")] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        account = self.get_object(request, object_id)
+        if account is not None:
+            extra_context = {**(extra_context or {}), "audit": audit_trail(account),
+                             "can_adjust": account.is_wallet and (request.user.has_perm("accounts.adjust_small")
+                                                                  or request.user.has_perm("accounts.adjust_any"))}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+@replace_page(Table)
+class TablePage(TableAdmin):
+    """A table's page with its open RTP-watch alerts."""
+
+    readonly_fields = (*TableAdmin.readonly_fields, "rtp_alerts")
+    fieldsets = [(name, {**options, "fields": (*options["fields"], "rtp_alerts")} if name == "Return to player"
+                  else options) for name, options in TableAdmin.fieldsets]
+
+    @admin.display(description="open RTP-watch alerts")
+    def rtp_alerts(self, table):
+        alerts = Alert.objects.filter(kind=Alert.Kind.RTP_DEVIATION, table=table, acknowledged_at__isnull=True)
+        return format_html_join("", "<p>{}: {}</p>", ((a.created_at, a.message) for a in alerts)) or "none"
+
+
+@replace_page(Round)
+class RoundPage(RoundAdmin):
+    """A round's page: its replay, its audit trail, and the void and resettle actions."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:round_id>/void/", view(actions.void_round), name="tables_round_void"),
+            path("<int:round_id>/resettle/", view(actions.resettle_round), name="tables_round_resettle"),
+        ] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        round_ = self.get_object(request, object_id)
+        if round_ is not None:
+            extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk, round_=round_),
+                             "audit": audit_trail(round_),
+                             "can_void": request.user.has_perm("tables.void_round"),
+                             "can_resettle": request.user.has_perm("tables.resettle_round")}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+@replace_page(Bet)
+class BetPage(BetAdmin):
+    """A bet's page with what a dispute needs: the bet's play and how its return was computed, its
+    round's replay, its ledger entries, its disputes and the audit trail."""
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        bet = self.get_object(request, object_id)
+        if bet is not None:
+            replay = build_replay(bet.round_id, bet_id=bet.pk, round_=bet.round)
+            line = next(b for b in replay.bets if b.bet.pk == bet.pk)
+            settlement = getattr(bet, "settlement", None) if bet.state == Bet.State.SETTLED else None
+            extra_context = {**(extra_context or {}), "replay": replay, "line": line, "settlement": settlement,
+                             "ledger_entries": list(bet_ledger_entries(line.bet)), "audit": audit_trail(bet, replay.round),
+                             "disputes": list(bet.disputes.select_related("assignee"))}
+        return super().change_view(request, object_id, form_url, extra_context)

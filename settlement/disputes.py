@@ -2,20 +2,27 @@
 
 Status: OPEN → INVESTIGATING (assigned) → UPHELD (optionally with a signed adjustment posted to the
 player's wallet as ``adjust:dispute:<pk>``) or REJECTED. Operator services take ``actor`` (a user or
-a label, ``settlement.audit``) and write an ``OperatorAction``; they check no permission (the admin
-does). Money is ``Decimal`` (or a decimal string) in the currency's major units, never float.
+a label, ``settlement.audit``) and write an ``OperatorAction``. Who may open a page or press a
+button is the admin's business; how much an operator may adjust is enforced here
+(``check_adjustment_limit``). Money is ``Decimal`` (or a decimal string) in the currency's major
+units, never float.
 """
 
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import LedgerTransaction, Player
+from accounts.locks import lock_player, lock_wallets
+from accounts.models import LedgerTransaction
 from accounts.money import parse_amount
 from accounts.services import house_account, post_adjustment, wallet_for
 from wagering.models import Bet
 
 from . import audit
-from .exceptions import AdjustmentNotAllowed, AlreadyDisputed, MixedCurrencies, NoBets, NotOwnBets
+from .exceptions import (AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyDisputed, MixedCurrencies, NoBets,
+                         NotOwnBets)
+from .locks import lock_dispute
 from .models import Dispute, DisputeNote, OperatorAction
 
 #: A dispute not yet decided: its bets cannot be disputed again until it is.
@@ -25,7 +32,21 @@ PENDING = (Dispute.Status.OPEN, Dispute.Status.INVESTIGATING)
 ADJUSTMENTS_ACCOUNT = "adjustments"
 
 
-@transaction.atomic
+def check_adjustment_limit(user, amount):
+    """Refuse an adjustment of ``amount`` (a signed ``Decimal``, or None) by ``user``: an operator
+    with ``accounts.adjust_any`` makes any; with ``accounts.adjust_small`` (Dispute officers) up to
+    the setting ``DISPUTE_OFFICER_ADJUSTMENT_LIMIT`` in absolute value; without either, none. The
+    system (no user: the beat, a script) is not limited. Raises ``AdjustmentLimitExceeded``."""
+    if not amount or not isinstance(user, AbstractBaseUser) or user.has_perm("accounts.adjust_any"):
+        return
+    limit = settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT
+    if not user.has_perm("accounts.adjust_small"):
+        raise AdjustmentLimitExceeded("you may not make adjustments")
+    if abs(amount) > limit:
+        raise AdjustmentLimitExceeded(f"adjustments above {limit} need a supervisor")
+
+
+@transaction.atomic(durable=True)
 def open_dispute(*, player, bets, reason):
     """Open a dispute of ``player`` (a ``Player``) about ``bets`` (``Bet`` instances or pks, all the
     player's own, all in one currency, none in a dispute still open or under investigation) with
@@ -41,7 +62,7 @@ def open_dispute(*, player, bets, reason):
     currencies = {currency for _, _, currency in found}
     if len(currencies) != 1:
         raise MixedCurrencies(f"the bets are in several currencies: {sorted(currencies)}")
-    Player.objects.select_for_update().filter(pk=player.pk).exists()  # one dispute at a time per player
+    lock_player(player.pk)  # one dispute at a time per player
     pending = (Dispute.bets.through.objects.filter(bet_id__in=pks, dispute__status__in=PENDING)
                .order_by("bet_id").values_list("bet_id", "dispute_id").first())
     if pending:
@@ -51,15 +72,14 @@ def open_dispute(*, player, bets, reason):
     return dispute
 
 
-def _lock(dispute):
-    return Dispute.objects.select_for_update().get(pk=dispute.pk if isinstance(dispute, Dispute) else dispute)
-
-
-@transaction.atomic
+@transaction.atomic(durable=True)
 def assign_dispute(*, dispute, assignee, actor, actor_user=None):
     """Give ``dispute`` (a ``Dispute`` or pk) to ``assignee`` (a user); an OPEN dispute becomes
     INVESTIGATING. Returns the ``Dispute``. Raises ``IllegalTransition`` on a resolved one."""
-    dispute = _lock(dispute)
+    return _assign_locked(lock_dispute(dispute), assignee, actor, actor_user)
+
+
+def _assign_locked(dispute, assignee, actor, actor_user):
     if dispute.status == Dispute.Status.OPEN:
         dispute.transition(Dispute.Status.INVESTIGATING)
     elif dispute.status != Dispute.Status.INVESTIGATING:
@@ -78,31 +98,57 @@ def add_note(*, dispute, author, text):
                                       author=author, text=audit.require_reason(text))
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, actor_user=None):
     """Decide an INVESTIGATING ``dispute``: ``upheld`` True → UPHELD, and a non-zero ``adjustment``
     (signed ``Decimal``/string in the dispute currency: > 0 credits the player, < 0 debits) is posted
     through ``accounts.services.post_adjustment`` as ``adjust:dispute:<pk>`` against the house
-    account of the first disputed bet's table; False → REJECTED (no adjustment allowed).
-    ``resolution`` is the reason (non-blank). Submitting the same decision again returns the dispute
-    unchanged (nothing posted twice). Writes an ``OperatorAction``. Returns the ``Dispute``.
-    Raises ``ReasonRequired``, ``IllegalTransition``, ``AdjustmentNotAllowed``, ``InvalidAmount``,
-    ``InsufficientFunds`` (a debit the wallet cannot cover)."""
-    resolution = audit.require_reason(resolution)
-    dispute = _lock(dispute)
-    status = Dispute.Status.UPHELD if upheld else Dispute.Status.REJECTED
+    account of the first disputed bet's table, within the actor's limit
+    (``check_adjustment_limit``); False → REJECTED (no adjustment allowed). ``resolution`` is the
+    reason (non-blank). Submitting the same decision again returns the dispute unchanged (nothing
+    posted twice). Writes an ``OperatorAction``. Returns the ``Dispute``. Raises
+    ``ReasonRequired``, ``IllegalTransition`` (an OPEN dispute: see ``decide_dispute``),
+    ``AdjustmentNotAllowed``, ``AdjustmentLimitExceeded``, ``InvalidAmount``, ``InsufficientFunds``
+    (a debit the wallet cannot cover)."""
+    return _resolve_locked(lock_dispute(dispute), upheld, resolution, adjustment, actor, actor_user)
+
+
+@transaction.atomic(durable=True)
+def decide_dispute(*, dispute, upheld, resolution, adjustment=None, actor):
+    """An operator's decision from the dispute's page: ``resolve_dispute`` by ``actor`` (a user),
+    an OPEN dispute first assigned to them (INVESTIGATING, audited) in the same transaction, so a
+    refusal leaves it unassigned. Same arguments, result and errors as ``resolve_dispute``."""
+    dispute = lock_dispute(dispute)
+    if dispute.status == Dispute.Status.OPEN:  # refused before the assignment is written
+        check_adjustment_limit(actor, _adjustment_of(dispute, upheld, adjustment))
+        _assign_locked(dispute, actor, actor, None)
+    return _resolve_locked(dispute, upheld, resolution, adjustment, actor, None)
+
+
+def _adjustment_of(dispute, upheld, adjustment):
+    """The adjustment of a decision, parsed (a non-zero ``Decimal``), or None. Raises
+    ``InvalidAmount``, ``AdjustmentNotAllowed`` (an adjustment on a rejection)."""
     amount = None
     if adjustment is not None:
-        if not upheld:
-            raise AdjustmentNotAllowed("a rejected dispute carries no adjustment")
         amount = parse_amount(adjustment, dispute.currency.minor_units, allow_zero=True, allow_negative=True) or None
+        if amount and not upheld:
+            raise AdjustmentNotAllowed(f"a rejected dispute takes no adjustment ({amount} was given): uphold it "
+                                       "to adjust the wallet, or leave the amount out")
+    return amount
+
+
+def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
+    resolution = audit.require_reason(resolution)
+    status = Dispute.Status.UPHELD if upheld else Dispute.Status.REJECTED
+    label, user = audit.actor_fields(actor, actor_user)
+    amount = _adjustment_of(dispute, upheld, adjustment)
     if dispute.status == status and dispute.adjustment == amount:
         return dispute
+    check_adjustment_limit(user, amount)
     if dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED):
         raise AdjustmentNotAllowed(f"dispute {dispute.pk} was already decided {dispute.status}")
     dispute.transition(status)
     dispute.resolution, dispute.adjustment = resolution, amount
-    label, user = audit.actor_fields(actor, actor_user)
     dispute.resolved_by = user
     dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
     if amount:
@@ -115,22 +161,25 @@ def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, acto
     return dispute
 
 
-@transaction.atomic
+@transaction.atomic(durable=True)
 def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_user=None):
     """Credit (``amount`` > 0) or debit (< 0) ``player``'s wallet in ``currency`` (a ``Currency`` or
     code) against the house account ``adjustments``, under ledger key ``adjust:manual:<key>``
     (``key``: the caller's idempotency key; the same key again posts nothing and writes no second
-    audit row). Writes an ``OperatorAction``. Returns the ``LedgerTransaction``. Raises
-    ``ReasonRequired``, ``InvalidAmount``, ``InsufficientFunds``, ``IdempotencyConflict``."""
+    audit row), within the actor's limit (``check_adjustment_limit``). Writes an
+    ``OperatorAction``. Returns the ``LedgerTransaction``. Raises ``ReasonRequired``,
+    ``InvalidAmount``, ``AdjustmentLimitExceeded``, ``InsufficientFunds``, ``IdempotencyConflict``."""
     reason = audit.require_reason(reason)
     wallet = wallet_for(player=player, currency=currency)
-    wallet = type(wallet).objects.select_for_update(of=("self",)).select_related("currency").get(pk=wallet.pk)
+    wallet = lock_wallets({player.pk}, wallet.currency)[player.pk]
+    value = parse_amount(amount, wallet.currency.minor_units, allow_negative=True)
+    check_adjustment_limit(audit.actor_fields(actor, actor_user)[1], value)
     ledger_key = f"adjust:manual:{key}"
     existed = LedgerTransaction.objects.filter(key=ledger_key).exists()
     txn = post_adjustment(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id),
-                          amount=amount, key=ledger_key, memo=reason)
+                          amount=value, key=ledger_key, memo=reason)
     if not existed:
         audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
-                     target=wallet, reason=reason, key=ledger_key, amount=str(amount),
+                     target=wallet, reason=reason, key=ledger_key, amount=str(value),
                      at=timezone.now().isoformat())
     return txn

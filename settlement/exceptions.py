@@ -1,6 +1,6 @@
 """Named errors of settlement and disputes. They extend ``tables.exceptions.ServiceError`` so the
 APIs map them the same way (stable ``code``, HTTP ``status``); nothing is written when one is raised.
-``IllegalTransition`` and ``NotFound`` are wagering's own."""
+``IllegalTransition`` and ``NotFound`` are ``tables.exceptions``'s."""
 
 from tables.exceptions import ServiceError
 
@@ -48,3 +48,19 @@ class AdjustmentNotAllowed(DisputeError):
 
     code = "dispute_adjustment_not_allowed"
     status = 409
+
+
+class AlreadyResettled(ServiceError):
+    """A resettle confirmed after another correction of the same round was made (a double submit, or
+    two operators at once): nothing changed."""
+
+    code = "already_resettled"
+    status = 409
+
+
+class AdjustmentLimitExceeded(DisputeError):
+    """An adjustment beyond what the acting operator may make: a Dispute officer's limit
+    (``DISPUTE_OFFICER_ADJUSTMENT_LIMIT``), or any adjustment without an adjustment permission."""
+
+    code = "adjustment_limit_exceeded"
+    status = 403

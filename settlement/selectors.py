@@ -1,6 +1,7 @@
 """Reads of settled play that the player API and the operator pages share: the record a round is
 settled on (its last correction, else the record received), a bet's play and ledger entries, and
-the public face of a round's result.
+the public face of a round's result, and the operator actions taken on any object (the audit
+trail).
 
 The detail of a bet (hands, decisions with auto-play marked, side-bet pattern, odds) is the stored
 ``SettlementDetail.detail``, or, before settlement, the engine's replay of the round's effective
@@ -11,6 +12,8 @@ from django.db.models import Q
 
 from accounts.models import Account, LedgerEntry
 from tables.engine import InvalidRecord, is_blackjack, score
+
+from .models import OperatorAction
 
 
 def effective_record(round_):
@@ -102,3 +105,11 @@ def round_public(round_):
              for n, hands in sorted((result.seats or {}).items(), key=lambda item: int(item[0]))]
     return {"dealer": _dealer(result.dealer_cards), "seats": seats, "player_cards": record.get("player_cards"),
             "ended_at_peek": result.ended_at_peek, "late_dealer_blackjack": result.late_dealer_blackjack}
+
+
+def audit_trail(*targets):
+    """Operator actions (audit rows) on the given model instances, newest first."""
+    query = Q()
+    for obj in targets:
+        query |= Q(target_model=obj._meta.label_lower, target_pk=str(obj.pk))
+    return list(OperatorAction.objects.filter(query).select_related("actor")) if targets else []

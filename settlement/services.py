@@ -23,7 +23,7 @@ from accounts.selectors import player_wallets
 from accounts.services import Posting, post
 from accounts.sql import execute_binary, number_array
 from tables.engine import InvalidRecord as EngineInvalidRecord
-from tables.exceptions import IllegalTransition
+from tables.exceptions import IllegalTransition, NotFound
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
 from tables.services import event, table_house
@@ -32,6 +32,7 @@ from wagering.records import check_record
 
 from . import audit
 from .details import distinct_details
+from .exceptions import AlreadyResettled
 from .models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 
 logger = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ def _fail(round_, reason):
 
 # --- settle ---------------------------------------------------------------------------------------
 
+@transaction.atomic(durable=True)
 def settle_round(*, round_id):
     """Settle a RESULTED round (RULES.md 5, 8; ROUND_RECORD.md "Result") with the rules engine, in one
     transaction: every bet SETTLED with its outcome and return, every non-zero return posted
@@ -127,29 +129,40 @@ def settle_round(*, round_id):
     A record the engine rejects, or whose bets differ from the round's, sends the round to
     SETTLEMENT_FAILED with the reason (and an ``Alert``) instead of raising. Returns the ``Round``.
     Raises ``NotFound``; database errors propagate (the task retries them)."""
-    with transaction.atomic():
-        round_ = lock_round(round_id)
-        if round_.state != State.RESULTED:
-            return round_
-        try:
-            result = round_.result_of(round_.record)
-        except (EngineInvalidRecord, ValueError) as e:
-            _fail(round_, str(e))
-            return round_
-        bets = {rid: (pk, player) for rid, pk, player in Bet.objects.filter(
-            round=round_, state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).values_list("record_id", "pk", "player_id")}
-        if bets.keys() != result.bets.keys():
-            _fail(round_, f"bets: the record's bets differ from the round's (unknown "
-                          f"{sorted(result.bets.keys() - bets.keys())[:10]}, missing {sorted(bets.keys() - result.bets.keys())[:10]})")
-            return round_
-        _settle_locked(round_, result, bets, correction=0)
+    round_ = lock_round(round_id)
+    if round_.state != State.RESULTED:
+        return round_
+    try:
+        result = round_.result_of(round_.record)
+    except (EngineInvalidRecord, ValueError) as e:
+        _fail(round_, str(e))
+        return round_
+    bets = {rid: (pk, player) for rid, pk, player in Bet.objects.filter(
+        round=round_, state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).values_list("record_id", "pk", "player_id")}
+    if bets.keys() != result.bets.keys():
+        _fail(round_, f"bets: the record's bets differ from the round's (unknown "
+                      f"{sorted(result.bets.keys() - bets.keys())[:10]}, missing {sorted(bets.keys() - result.bets.keys())[:10]})")
+        return round_
+    _settle_locked(round_, result, bets, correction=0)
     return round_
 
 
 # --- resettle -------------------------------------------------------------------------------------
 
-@transaction.atomic
-def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None):
+def preview_resettle(*, round_id, corrected_record):
+    """What resettling round ``round_id`` with ``corrected_record`` would return per bet, before
+    anything is written: ``(round, [(Bet, new return)])`` for the bets the record settles, in id
+    order (the round with its table and currency loaded). Raises ``NotFound``, ``InvalidRecord``."""
+    round_ = Round.objects.select_related("table__currency").filter(pk=round_id).first()
+    if round_ is None:
+        raise NotFound(f"no round {round_id}")
+    result = check_record(round_, corrected_record)
+    return round_, [(b, result.bets[b.record_id].returned)
+                    for b in round_.bets.select_related("player").order_by("id") if b.record_id in result.bets]
+
+
+@transaction.atomic(durable=True)
+def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None, after_correction=None):
     """Settle a corrected round record after a misread card is proven (RULES.md 10), keeping the
     original as evidence: a ``RoundCorrection`` (sequence n) is stored and the corrected record
     settled. A SETTLEMENT_FAILED round is then settled normally (``payout:<bet>``); a SETTLED round
@@ -158,15 +171,19 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
     bets' outcome, return and detail updated. ``corrected_record``: a round record
     (ROUND_RECORD.md), validated by the engine against the round's bets (``check_record``).
     Writes an ``OperatorAction``. Returns the ``RoundCorrection``. Raises ``NotFound``,
-    ``ReasonRequired``, ``IllegalTransition`` (other states), ``InvalidRecord``."""
+    ``ReasonRequired``, ``IllegalTransition`` (other states), ``InvalidRecord``, ``AlreadyResettled``
+    (``after_correction``, the sequence of the correction the operator saw, 0 for none, is no
+    longer the last one: a double submit or a concurrent resettle; nothing changes)."""
     reason = audit.require_reason(reason)
     label, user = audit.actor_fields(actor, actor_user)
     round_ = lock_round(round_id)
+    last = round_.corrections.order_by("-sequence").values_list("sequence", flat=True).first() or 0
+    if after_correction is not None and last != after_correction:
+        raise AlreadyResettled(f"round {round_.title} was already resettled (correction {last}): nothing changed")
     if round_.state not in (State.SETTLED, State.SETTLEMENT_FAILED):
         raise IllegalTransition(f"round {round_id} is {round_.state}: only a settled or failed round is resettled",
                                 state=round_.state)
     result = check_record(round_, corrected_record)
-    last = round_.corrections.order_by("-sequence").values_list("sequence", flat=True).first() or 0
     correction = RoundCorrection.objects.create(round=round_, sequence=last + 1, record=corrected_record,
                                                 reason=reason, actor=user, actor_label=label)
     bets = {b.record_id: b for b in round_.bets.exclude(state=Bet.State.REFUNDED)}

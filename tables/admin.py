@@ -1,7 +1,7 @@
 """Operator pages of tables (limits, pay tables, status, penetration, suspend limit, with the
 variant's defaults from the engine, the theoretical RTP per bet type with a preview of edited pay
-tables, and open RTP-watch alerts) and rounds (list by table, state, date, shoe; the page is the
-round replay, with the void and resettle actions)."""
+tables) and rounds (list by table, state, date, shoe). ``settlement.admin`` completes both: a
+table's open RTP-watch alerts, a round's replay with the void and resettle actions."""
 
 import json
 
@@ -14,13 +14,11 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 from django.utils.html import format_html, format_html_join
 
-from delivery.backoffice import views as actions
-from delivery.backoffice.admin_base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
-from delivery.backoffice.selectors import audit_trail
+from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
+from .tasks import compute_table_rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
-from delivery.backoffice.replay import build_replay
 
 
 class TableLimitInline(admin.TabularInline):
@@ -44,14 +42,14 @@ class TableAdmin(admin.ModelAdmin):
     list_filter = ("variant", "status", "currency")
     search_fields = ("code", "name")
     inlines = [TableLimitInline, SeatInline]
-    readonly_fields = ("effective_pay_tables", "variant_defaults", "theoretical_rtp", "rtp_alerts")
+    readonly_fields = ("effective_pay_tables", "variant_defaults", "theoretical_rtp")
     fieldsets = [
         (None, {"fields": ("code", "name", "variant", "currency", "status", "seats")}),
         ("Shoe and suspension", {"fields": ("penetration", "suspend_limit_seconds")}),
         ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults"),
                         "description": "A change applies to the rounds opened after it: each round keeps the "
                                        "odds it opened with, for its settlement, resettles and replay."}),
-        ("Return to player", {"fields": ("theoretical_rtp", "rtp_alerts")}),
+        ("Return to player", {"fields": ("theoretical_rtp",)}),
     ]
     change_form_template = "admin/tables/table/change_form.html"
 
@@ -65,7 +63,7 @@ class TableAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        rtp.queue_table_rtp(obj.pk)
+        compute_table_rtp.delay_on_commit(obj.pk)
 
     def get_urls(self):
         return [path("<int:table_id>/rtp-preview/", self.admin_site.admin_view(self.rtp_preview),
@@ -84,7 +82,7 @@ class TableAdmin(admin.ModelAdmin):
             # nothing queued it (e.g. tables created by ``make run``'s seed, not saved here): queue
             # it now. Without a Celery broker (the zero-setup default) the task runs in-process on
             # commit, i.e. right here, so this first view computes and shows it.
-            rtp.queue_table_rtp(table.pk)
+            compute_table_rtp.delay_on_commit(table.pk)
             rep = rtp.stored_report(rules)
             if rep is None:
                 return ("not computed yet: the computation was queued just now (a Celery worker "
@@ -92,13 +90,6 @@ class TableAdmin(admin.ModelAdmin):
             return format_html("{}<p class=\"help\">Computed on this view (it had not been computed "
                                "for these rules yet).</p>", _rtp_html(rtp.rtp_by_bet_type(rules, rep)))
         return _rtp_html(rtp.rtp_by_bet_type(rules, rep))
-
-    @admin.display(description="open RTP-watch alerts")
-    def rtp_alerts(self, table):
-        from settlement.models import Alert
-
-        alerts = Alert.objects.filter(kind=Alert.Kind.RTP_DEVIATION, table=table, acknowledged_at__isnull=True)
-        return format_html_join("", "<p>{}: {}</p>", ((a.created_at, a.message) for a in alerts)) or "none"
 
     @method_decorator(require_POST)
     def rtp_preview(self, request, table_id):
@@ -168,8 +159,8 @@ class ShoeFilter(admin.SimpleListFilter):
 
 @admin.register(Round)
 class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
-    """Rounds by table, state, date and shoe; a round's page is its replay plus the actions. A
-    round is named ``TABLE-CODE/external id``; the search takes that form or the external id."""
+    """Rounds by table, state, date and shoe. A round is named ``TABLE-CODE/external id``; the
+    search takes that form or the external id."""
 
     list_display = ("round_name", "table", "shoe_link", "shoe_round", "state", "opened_at", "settled_at")
     list_select_related = ("table", "shoe")
@@ -206,20 +197,10 @@ class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
     def shoe_link(self, round_):
         return format_html('<a href="?shoe={}">{}</a>', round_.shoe_id, round_.shoe.sequence)
 
-    def get_urls(self):
-        view = self.admin_site.admin_view
-        return [
-            path("<int:round_id>/void/", view(actions.void_round), name="tables_round_void"),
-            path("<int:round_id>/resettle/", view(actions.resettle_round), name="tables_round_resettle"),
-        ] + super().get_urls()
-
     def change_view(self, request, object_id, form_url="", extra_context=None):
         round_ = self.get_object(request, object_id)
         if round_ is not None:
-            extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk, round_=round_),
-                             "audit": audit_trail(round_), "subtitle": round_.title,
-                             "can_void": request.user.has_perm("tables.void_round"),
-                             "can_resettle": request.user.has_perm("tables.resettle_round")}
+            extra_context = {**(extra_context or {}), "subtitle": round_.title}
         return super().change_view(request, object_id, form_url, extra_context)
 
 

@@ -84,10 +84,3 @@ def rtp_by_bet_type(rules, rep: dict) -> list[tuple[str, float]]:
     covers, main first (RTP as fractions)."""
     order = sorted(rules.bet_types, key=lambda t: (t not in ("main", "behind"), t != "main", t))
     return [(t, r) for t in order if (r := expected_rtp(rep, t)) is not None]
-
-
-def queue_table_rtp(table_id: int) -> None:
-    """Queue ``tables.compute_table_rtp`` for table ``table_id`` once the current transaction commits."""
-    from .tasks import compute_table_rtp
-
-    compute_table_rtp.delay_on_commit(table_id)

@@ -116,3 +116,19 @@ class RoundFactory(factory.Factory):
     @classmethod
     def _create(cls, model_class, table, external_id, shoe):
         return open_round(table_code=table.code, external_id=external_id, shoe=shoe, actor="test")
+
+
+#: The password of ``make_operator``'s users.
+OPERATOR_PASSWORD = "operator-pass-1"
+
+
+def make_operator(role, username=None):
+    """A staff user in ``role`` (a group name from ``adminkit.roles``), password ``OPERATOR_PASSWORD``."""
+    from django.contrib.auth import get_user_model
+
+    from adminkit.roles import ensure_roles
+
+    user = get_user_model().objects.create_user(username=username or role.lower().replace(" ", "_"),
+                                                password=OPERATOR_PASSWORD, is_staff=True)
+    user.groups.add(ensure_roles()[role])
+    return user

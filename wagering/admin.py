@@ -1,5 +1,6 @@
-"""The Bet Record: every bet, searchable, with a page per bet that holds what a dispute needs, and a
-CSV export of any search. Read-only: bets change only through the wagering and settlement services."""
+"""The Bet Record: every bet, searchable, with a page per bet, and a CSV export of any search.
+Read-only: bets change only through the wagering and settlement services. ``settlement.admin``
+completes a bet's page with what a dispute needs (its replay, ledger entries, audit trail)."""
 
 import csv
 from datetime import datetime
@@ -12,14 +13,13 @@ from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from delivery.backoffice.admin_base import (AmountRangeFilter, DateRangeFilter, InputFilter, LookaheadPaginatorMixin,
-                                          ReadOnlyAdmin, ReadOnlyInline, operator_zone, parse_id)
-from delivery.backoffice.money import format_money
-from delivery.backoffice.selectors import CSV_COLUMNS, audit_trail, bets_for_csv
-from delivery.backoffice.replay import build_replay
+from adminkit.base import ReadOnlyAdmin, ReadOnlyInline
+from adminkit.filters import AmountRangeFilter, DateRangeFilter, InputFilter, operator_zone, parse_id
+from adminkit.money import format_money
+from adminkit.paginator import LookaheadPaginatorMixin
 
 from .models import Bet, BetExtra
-from settlement.selectors import bet_ledger_entries
+from .selectors import CSV_COLUMNS, bets_for_csv
 
 
 class BetSearchFilter(InputFilter):
@@ -102,8 +102,7 @@ class BetExtraInline(ReadOnlyInline):
 
 @admin.register(Bet)
 class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
-    """Bet Record list (bounded queries, no COUNT) and bet page (replay, ledger, audit). The list
-    fits 1600 px: variant is a filter only, the seat goes with the type, money in the bet's
+    """Bet Record list (bounded queries, no COUNT) and bet page. The list fits 1600 px: variant is a filter only, the seat goes with the type, money in the bet's
     currency (US format, its minor units), times to the second in the operator's zone."""
 
     list_display = ("id", "placed", "player", "round_link", "type_seat", "stake_shown", "returned_shown",
@@ -201,11 +200,6 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         bet = self.get_object(request, object_id)
         if bet is not None:
-            replay = build_replay(bet.round_id, bet_id=bet.pk, round_=bet.round)
-            line = next(b for b in replay.bets if b.bet.pk == bet.pk)
-            settlement = getattr(bet, "settlement", None) if bet.state == Bet.State.SETTLED else None
-            extra_context = {**(extra_context or {}), "replay": replay, "line": line, "settlement": settlement,
-                             "subtitle": f"{bet.type} {format_money(bet.stake, bet.currency, code=True)} ({bet.record_id})",
-                             "ledger_entries": list(bet_ledger_entries(line.bet)), "audit": audit_trail(bet, replay.round),
-                             "disputes": list(bet.disputes.select_related("assignee"))}
+            extra_context = {**(extra_context or {}),
+                             "subtitle": f"{bet.type} {format_money(bet.stake, bet.currency, code=True)} ({bet.record_id})"}
         return super().change_view(request, object_id, form_url, extra_context)

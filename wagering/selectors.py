@@ -127,3 +127,17 @@ def rounds_for_player(player):
     """The rounds in which ``player`` has at least one bet, with their table and currency."""
     return (Round.objects.filter(Exists(Bet.objects.filter(round=OuterRef("pk"), player=player)))
             .select_related("table__currency"))
+
+
+#: The Bet Record CSV columns: (header, value path for ``values_list``).
+CSV_COLUMNS = [
+    ("bet_id", "id"), ("record_id", "record_id"), ("placed_at", "placed_at"), ("player", "player__code"),
+    ("table", "table__code"), ("variant", "table__variant"), ("round", "round__external_id"),
+    ("type", "type"), ("seat", "seat"), ("stake", "stake"), ("currency", "currency_id"),
+    ("state", "state"), ("outcome", "outcome"), ("returned", "returned"), ("settled_at", "settled_at"),
+]
+
+
+def bets_for_csv(queryset):
+    """Rows of ``queryset`` as tuples of ``CSV_COLUMNS``, streamed from the database in chunks."""
+    return queryset.values_list(*(path for _, path in CSV_COLUMNS)).iterator(chunk_size=2000)

@@ -2,17 +2,14 @@
 staff users in each role."""
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from delivery.backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER, ensure_roles
+from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.services import settle_round
 from settlement.results import record_result
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory
+from tests.factories import OPERATOR_PASSWORD as PASSWORD
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, make_operator
 from wagering.closing import close_betting
 from wagering.placement import place_bets
-
-PASSWORD = "operator-pass-1"
-
 
 def play_boundless_round(n_bets, *, table=None, players=None):
     """A settled boundless round with ``n_bets`` main bets of 10.00 EUR: the first bet hits (8♣ 8♥
@@ -40,15 +37,6 @@ def play_boundless_round(n_bets, *, table=None, players=None):
 def settled_round(db):
     """A settled boundless round of three bets (see ``play_boundless_round``)."""
     return play_boundless_round(3)
-
-
-def make_operator(role, username=None):
-    """A staff user in ``role`` (a group name from ``backoffice.roles``), password ``PASSWORD``."""
-    groups = ensure_roles()
-    user = get_user_model().objects.create_user(username=username or role.lower().replace(" ", "_"),
-                                                password=PASSWORD, is_staff=True)
-    user.groups.add(groups[role])
-    return user
 
 
 @pytest.fixture

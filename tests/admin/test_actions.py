@@ -13,7 +13,7 @@ from settlement.disputes import assign_dispute, open_dispute
 from settlement.models import Dispute, OperatorAction, RoundCorrection
 from tables.models import Round
 from tests.admin.conftest import make_operator
-from delivery.backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
+from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 
 
 def _client(client, user):

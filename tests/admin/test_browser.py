@@ -11,7 +11,7 @@ import pytest
 from django.test import override_settings
 
 from accounts.models import Account
-from delivery.backoffice.roles import DISPUTE_OFFICER
+from adminkit.roles import DISPUTE_OFFICER
 from settlement.disputes import open_dispute
 from settlement.models import Dispute, OperatorAction
 from tests.admin.conftest import PASSWORD, make_operator, play_boundless_round

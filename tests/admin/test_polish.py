@@ -11,10 +11,10 @@ from django.urls import reverse
 
 from accounts.models import Account
 from accounts.selectors import account_balance
-from delivery.backoffice.money import format_money
+from adminkit.money import format_money
 from settlement.disputes import open_dispute
 from settlement.models import Alert, Dispute
-from delivery.backoffice import replay as replay_module
+from settlement import replay as replay_module
 from tables.models import RoundEvent, TheoreticalRtp
 from tests.admin.conftest import play_boundless_round
 from tests.factories import BoundlessTableFactory, PremiumTableFactory

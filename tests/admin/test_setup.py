@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 
-from delivery.backoffice.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
+from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 
 pytestmark = pytest.mark.django_db
 

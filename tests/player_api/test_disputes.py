@@ -4,8 +4,9 @@ import re
 
 import pytest
 
+from adminkit.roles import SUPERVISOR
 from settlement.disputes import assign_dispute, resolve_dispute
-from tests.factories import UserFactory
+from tests.factories import make_operator
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
 
@@ -18,7 +19,7 @@ def test_raise_and_follow_a_dispute(api, alice, premium_round):
     assert response.status_code == 201, response.json()
     dispute = response.json()
     assert (dispute["bets"], dispute["status"], dispute["currency"], dispute["adjustment"]) == (bets, "open", "EUR", None)
-    operator = UserFactory(is_staff=True)
+    operator = make_operator(SUPERVISOR)  # the adjustment needs a supervisor's permission
     assign_dispute(dispute=dispute["id"], assignee=operator, actor=operator)
     resolve_dispute(dispute=dispute["id"], upheld=True, resolution="goodwill", adjustment="5.00", actor=operator)
     shown = api.get(f"/api/v1/disputes/{dispute['id']}").json()
@@ -33,7 +34,7 @@ def test_a_bet_in_an_undecided_dispute_cannot_be_disputed_again(api, alice, prem
     again = api.post("/api/v1/disputes/", {"bets": [bet], "reason": "still not paid"}, format="json")
     assert first.status_code == 201 and again.status_code == 409, again.content
     assert again.json()["code"] == "dispute_exists" and str(first.json()["id"]) in again.json()["detail"]
-    operator = UserFactory(is_staff=True)
+    operator = make_operator(SUPERVISOR)  # the adjustment needs a supervisor's permission
     assign_dispute(dispute=first.json()["id"], assignee=operator, actor=operator)
     resolve_dispute(dispute=first.json()["id"], upheld=False, resolution="paid as the rules say", actor=operator)
     assert api.post("/api/v1/disputes/", {"bets": [bet], "reason": "I disagree"}, format="json").status_code == 201

@@ -6,9 +6,10 @@ import pytest
 
 from accounts.models import LedgerTransaction
 from settlement import disputes
-from settlement.exceptions import AdjustmentNotAllowed, NoBets, NotOwnBets, ReasonRequired
+from settlement.exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, NoBets, NotOwnBets, ReasonRequired
 from settlement.models import Dispute, OperatorAction
-from tests.factories import PlayerFactory, UserFactory
+from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR
+from tests.factories import PlayerFactory, UserFactory, make_operator
 from tables.exceptions import IllegalTransition
 from wagering.models import Bet
 
@@ -49,7 +50,7 @@ def test_a_reason_with_a_nul_or_over_4000_characters_is_refused(disputed, reason
 
 def test_upheld_dispute_posts_its_adjustment_once_and_is_audited(disputed):
     player, own, _ = disputed
-    officer, boss = UserFactory(), UserFactory()
+    officer, boss = make_operator(DISPUTE_OFFICER), make_operator(SUPERVISOR)
     dispute = disputes.open_dispute(player=player, bets=[own], reason="the dealer had 16")
     with pytest.raises(IllegalTransition):  # OPEN -> UPHELD skips the investigation
         disputes.resolve_dispute(dispute=dispute, upheld=True, resolution="ok", actor=boss)
@@ -82,7 +83,7 @@ def test_rejected_dispute_moves_no_money_and_takes_no_adjustment(disputed):
 
 def test_manual_adjustment_is_idempotent_on_its_key_and_audited():
     player = PlayerFactory(funded="10.00")
-    operator = UserFactory()
+    operator = make_operator(SUPERVISOR)
     for _ in range(2):
         disputes.manual_adjustment(player=player, currency="EUR", amount=Decimal("-2.50"), reason="goodwill reversal",
                                    actor=operator, key="ticket-7")
@@ -91,3 +92,32 @@ def test_manual_adjustment_is_idempotent_on_its_key_and_audited():
     assert (action.action, action.actor, action.payload["amount"]) == ("manual_adjustment", operator, "-2.50")
     with pytest.raises(ReasonRequired):
         disputes.manual_adjustment(player=player, currency="EUR", amount="1.00", reason="", actor=operator, key="t-8")
+
+
+def test_adjustments_stay_within_the_operators_limit(settings):
+    """The service enforces the limits, whatever page or script calls it: a Dispute officer up to
+    DISPUTE_OFFICER_ADJUSTMENT_LIMIT, a supervisor any amount, a user without either none."""
+    settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal("100.00")
+    player = PlayerFactory(funded="10.00")
+    officer, boss, nobody = make_operator(DISPUTE_OFFICER), make_operator(SUPERVISOR), UserFactory()
+    disputes.manual_adjustment(player=player, currency="EUR", amount="100.00", reason="goodwill", actor=officer, key="a")
+    for actor, amount in ((officer, "100.01"), (officer, "-100.01"), (nobody, "0.01")):
+        with pytest.raises(AdjustmentLimitExceeded):
+            disputes.manual_adjustment(player=player, currency="EUR", amount=amount, reason="goodwill", actor=actor,
+                                       key=f"{actor.pk}:{amount}")
+    disputes.manual_adjustment(player=player, currency="EUR", amount="500.00", reason="goodwill", actor=boss, key="b")
+    assert balance(player) == Decimal("610.00")
+    assert OperatorAction.objects.filter(action="manual_adjustment").count() == 2
+
+
+def test_an_open_dispute_decided_from_its_page_is_assigned_to_the_decider_first(disputed):
+    player, own, _ = disputed
+    officer = make_operator(DISPUTE_OFFICER)
+    dispute = disputes.open_dispute(player=player, bets=[own], reason="the dealer had 16")
+    with pytest.raises(AdjustmentLimitExceeded):  # refused: not even the assignment is kept
+        disputes.decide_dispute(dispute=dispute, upheld=True, resolution="ok", adjustment="500.00", actor=officer)
+    assert Dispute.objects.get().status == "open" and not OperatorAction.objects.exists()
+    dispute = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="5.00", actor=officer)
+    assert (dispute.status, dispute.assignee, dispute.adjustment) == ("upheld", officer, Decimal("5.00"))
+    assert list(OperatorAction.objects.order_by("id").values_list("action", flat=True)) == [
+        "assign_dispute", "resolve_dispute"]

@@ -4,6 +4,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Account
@@ -11,7 +12,7 @@ from accounts.services import withdraw
 from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
 from settlement.services import resettle_round, settle_round
 from settlement.voids import void_overdue_rounds, void_round
-from settlement.exceptions import ReasonRequired
+from settlement.exceptions import AlreadyResettled, ReasonRequired
 from settlement.models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 from settlement.results import record_result
 from tables.services import suspend
@@ -186,6 +187,27 @@ def test_resettle_posts_only_the_differences_and_keeps_the_original_record():
     from settlement.selectors import effective_record
     assert effective_record(round_)["dealer"] == ["7D", "9C", "TH"]
     assert OperatorAction.objects.filter(action="resettle_round").count() == 2
+
+
+def test_a_resettle_confirmed_after_another_correction_changes_nothing():
+    """The operator saw the round without corrections; another resettle came first (a double submit,
+    two operators): the service refuses under the round lock, nothing is written."""
+    round_, players = played_round()
+    settle_round(round_id=round_.pk)
+    resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "5H"]), reason="misread",
+                   actor="operator:a", after_correction=0)
+    with pytest.raises(AlreadyResettled):
+        resettle_round(round_id=round_.pk, corrected_record=corrected(round_, ["7D", "9C", "TH"]), reason="misread",
+                       actor="operator:b", after_correction=0)
+    assert list(RoundCorrection.objects.filter(round=round_).values_list("sequence", flat=True)) == [1]
+    assert OperatorAction.objects.filter(action="resettle_round").count() == 1
+
+
+def test_outer_services_refuse_to_run_inside_a_callers_transaction():
+    """Settling commits on its own (its task is retried on its own): a caller may not wrap it."""
+    round_, _ = played_round()
+    with pytest.raises(RuntimeError, match="durable"), transaction.atomic():
+        settle_round(round_id=round_.pk)
 
 
 def test_resettle_debit_may_take_a_wallet_negative_flagged():

@@ -1,16 +1,16 @@
-"""``{% load backoffice_money %}``: ``{{ amount|money:currency }}`` -> ``1,234.00`` and
-``{{ amount|money_code:currency }}`` -> ``1,234.00 EUR`` (``delivery.backoffice.money``)."""
+"""``{% load money_format %}``: ``{{ amount|money:currency }}`` -> ``1,234.00`` and
+``{{ amount|money_code:currency }}`` -> ``1,234.00 EUR`` (``adminkit.money``)."""
 
 from django import template
 
-from delivery.backoffice.money import format_money
+from adminkit.money import format_money
 
 register = template.Library()
 
 
 @register.filter
 def money(amount, currency=None):
-    """``amount`` in US format with ``currency``'s minor units (a Currency, a code or an int)."""
+    """``amount`` in US format with ``currency``'s minor units (a Currency or an int)."""
     return format_money(amount, currency)
 
 

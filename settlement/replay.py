@@ -1,6 +1,6 @@
 """The ROUND REPLAY view-model: one round -> plain dataclasses the operator templates render.
 
-Built ONCE per page from the engine's ``settle(record).to_dict()`` of the round's effective record
+Built ONCE per page from the engine's result (``Round.result_of(record).to_dict()``) of the round's effective record
 (the latest correction if the round was resettled, else the record received), the round's timeline
 (``RoundEvent``) and its bets. Nothing here recomputes a rule: cards, decisions (auto-play marked),
 outcomes, odds and returns all come from ``tables.engine``. A fixed number of queries per round,
@@ -9,8 +9,8 @@ whatever the number of bets (the bet list is capped at ``MAX_BETS``; the Bet Rec
 
 from dataclasses import dataclass, field
 
-from settlement.selectors import effective_record
-from tables.engine import InvalidRecord, settle
+from .selectors import effective_record
+from tables.engine import InvalidRecord
 from tables.models import Round, RoundEvent
 
 #: Bets listed on a replay page; a boundless round can hold thousands (the Bet Record lists all).
@@ -140,8 +140,7 @@ def build_replay(round_id, *, bet_id=None, round_=None):
     result = None
     if record:
         try:
-            table = round_.table
-            result = settle(record, rules=round_.rules(), minor_units=table.currency.minor_units).to_dict()
+            result = round_.result_of(record).to_dict()
         except (InvalidRecord, ValueError) as e:
             replay.error = str(e)
     if result:

@@ -1,38 +1,36 @@
 """The operator actions, as admin views: void round, resettle round (two steps: the corrected
-record's card diff, then confirm), resolve dispute, manual adjustment.
+record's card diff, then confirm), work and resolve a dispute, manual adjustment.
 
-Each one: checks its permission (403 otherwise), asks for a reason, calls the settlement service
-that moves the money and writes the audit row, and is safe to submit twice (the services are
-idempotent on the round / dispute; the adjustment form carries a one-time key). Views are thin:
-forms here, rules in the services.
+Each one checks its permission (403 otherwise), asks for a reason, calls ONE settlement service,
+which enforces the rules (the adjustment limits included), moves the money and writes the audit
+row, and is safe to submit twice (the services are idempotent on the round / dispute; the
+adjustment form carries a one-time key). Forms and messages here, rules in the services.
 """
 
 import json
 import uuid
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from accounts.exceptions import InsufficientFunds, InvalidAmount, LedgerError
+from accounts.exceptions import InsufficientFunds, LedgerError
 from accounts.models import Account
-from accounts.services import wallet_for
-from delivery.backoffice.money import format_money
-from settlement import disputes
-from settlement.services import resettle_round as resettle_round_service
-from settlement.voids import void_round as void_round_service
-from settlement.models import Dispute
-from settlement.selectors import effective_record
-from tables.models import Round
-from delivery.backoffice.replay import build_replay, record_diff
-from tables.locks import lock_round
-from wagering.records import check_record
+from accounts.selectors import wallet_balance
+from adminkit.money import format_money
 from tables.exceptions import ServiceError
+from tables.models import Round
+
+from . import disputes
+from .exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyResettled
+from .models import Dispute
+from .replay import build_replay, record_diff
+from .selectors import effective_record
+from .services import preview_resettle, resettle_round as resettle_round_service
+from .voids import void_round as void_round_service
 
 
 class ReasonForm(forms.Form):
@@ -65,8 +63,14 @@ def _refusal(error, player, currency):
     four decimals); else the error's message."""
     if not isinstance(error, InsufficientFunds):
         return str(error)
-    holds = wallet_for(player=player, currency=currency).balance
+    holds = wallet_balance(player, currency)
     return f"{player.code}'s wallet holds {format_money(holds, currency, code=True)}: too little for that debit."
+
+
+def _sentence(error):
+    """A service error's message as a sentence for the operator: capitalised, with a full stop."""
+    text = str(error)
+    return f"{text[:1].upper()}{text[1:]}."
 
 
 def _require(request, perm):
@@ -84,7 +88,7 @@ def _round_url(round_id):
 
 
 def void_round(request, round_id):
-    """``/admin/tables/round/<id>/void/``: refund every stake of the round (``tables.void_round``)."""
+    """``/admin/tables/round/<id>/void/``: refund every stake of the round (``settlement.voids.void_round``)."""
     _require(request, "tables.void_round")
     round_ = get_object_or_404(Round.objects.select_related("table__currency"), pk=round_id)
     form = ReasonForm(request.POST or None)
@@ -99,13 +103,14 @@ def void_round(request, round_id):
         else:
             messages.success(request, f"Round {round_.title} voided: every stake refunded.")
         return redirect(_round_url(round_id))
-    return _page(request, "admin/backoffice/void_round.html", f"Void round {round_.title}", round_, form=form)
+    return _page(request, "admin/actions/void_round.html", f"Void round {round_.title}", round_, form=form)
 
 
 def resettle_round(request, round_id):
     """``/admin/tables/round/<id>/resettle/``: step 1 takes a corrected record and a reason and shows
-    the card diff and each bet's new return; step 2 (``confirm``) resettles (``tables.resettle_round``).
-    A confirm whose correction was already made (double submit) changes nothing."""
+    the card diff and each bet's new return (``settlement.services.preview_resettle``); step 2
+    (``confirm``) resettles (``settlement.services.resettle_round``). A confirm whose correction was
+    already made (a double submit) changes nothing."""
     _require(request, "tables.resettle_round")
     round_ = get_object_or_404(Round.objects.select_related("table__currency", "shoe"), pk=round_id)
     current = effective_record(round_)
@@ -116,33 +121,24 @@ def resettle_round(request, round_id):
     if request.method == "POST" and form.is_valid():
         record, reason = form.cleaned_data["record"], form.cleaned_data["reason"]
         if "confirm" in request.POST:
-            return _confirm_resettle(request, round_, record, reason, form.cleaned_data["after_sequence"])
+            try:
+                correction = resettle_round_service(round_id=round_.pk, corrected_record=record, reason=reason,
+                                                    actor=request.user,
+                                                    after_correction=form.cleaned_data["after_sequence"])
+            except AlreadyResettled as e:
+                messages.info(request, _sentence(e))
+            except ServiceError as e:
+                messages.error(request, f"Round {round_.title} was not resettled: {e}")
+            else:
+                messages.success(request, f"Round {round_.title} resettled on correction {correction.sequence}.")
+            return redirect(_round_url(round_.pk))
         try:
-            result = check_record(round_, record)
+            _, returns = preview_resettle(round_id=round_.pk, corrected_record=record)
         except ServiceError as e:
             form.add_error("record", str(e))
         else:
-            returns = [(b, result.bets[b.record_id].returned) for b in round_.bets.select_related("player").order_by("id")
-                       if b.record_id in result.bets]
             context.update(diff=record_diff(current, record), returns=returns, preview=True)
-    return _page(request, "admin/backoffice/resettle_round.html", f"Resettle round {round_.title}", round_, **context)
-
-
-@transaction.atomic
-def _confirm_resettle(request, round_, record, reason, after_sequence):
-    lock_round(round_.pk)  # two confirms at once: the second sees the first's correction
-    last = round_.corrections.order_by("-sequence").values_list("sequence", flat=True).first() or 0
-    if after_sequence is not None and last != after_sequence:
-        messages.info(request, f"Round {round_.title} was already resettled (correction {last}): nothing changed.")
-        return redirect(_round_url(round_.pk))
-    try:
-        correction = resettle_round_service(round_id=round_.pk, corrected_record=record, reason=reason,
-                                               actor=request.user)
-    except ServiceError as e:
-        messages.error(request, f"Round {round_.title} was not resettled: {e}")
-    else:
-        messages.success(request, f"Round {round_.title} resettled on correction {correction.sequence}.")
-    return redirect(_round_url(round_.pk))
+    return _page(request, "admin/actions/resettle_round.html", f"Resettle round {round_.title}", round_, **context)
 
 
 class ResolveForm(ReasonForm):
@@ -159,19 +155,6 @@ class AdjustForm(ReasonForm):
     amount = forms.DecimalField(max_digits=20, decimal_places=4,
                                 help_text="Signed: > 0 credits the player, < 0 debits.")
     key = forms.CharField(widget=forms.HiddenInput)
-
-
-def _check_adjustment_limit(request, amount, form, field):
-    """Dispute officers (``accounts.adjust_small``) adjust up to ``DISPUTE_OFFICER_ADJUSTMENT_LIMIT``;
-    ``accounts.adjust_any`` has no limit. Adds a form error and returns False when not allowed."""
-    if not amount or request.user.has_perm("accounts.adjust_any"):
-        return True
-    limit = settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT
-    if request.user.has_perm("accounts.adjust_small") and abs(amount) <= limit:
-        return True
-    form.add_error(field, f"Adjustments above {limit} need a supervisor." if request.user.has_perm("accounts.adjust_small")
-                   else "You may not make adjustments.")
-    return False
 
 
 def _dispute_url(dispute_id):
@@ -204,41 +187,33 @@ def dispute_note(request, dispute_id):
 
 def dispute_resolve(request, dispute_id):
     """``/admin/settlement/dispute/<id>/resolve/``: uphold (with an optional adjustment, within the
-    user's adjustment limit) or reject. An OPEN dispute is assigned to the resolver first (OPEN →
-    INVESTIGATING through ``settlement.disputes.assign_dispute``, in the same transaction); a
-    decided one is not offered the form. A rejection with an adjustment is refused (the service
-    would refuse it too); any refusal keeps the form's input. Submitting the same decision twice
-    changes nothing."""
+    user's adjustment limit) or reject (``settlement.disputes.decide_dispute``, which first assigns
+    an OPEN dispute to the resolver); a decided one is not offered the form. Any refusal keeps the
+    form's input. Submitting the same decision twice changes nothing."""
     _require(request, "settlement.resolve_dispute")
     dispute = get_object_or_404(Dispute.objects.select_related("player", "currency"), pk=dispute_id)
     decided = dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED)
     form = ResolveForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        upheld = form.cleaned_data["decision"] == "upheld"
-        amount = form.cleaned_data["adjustment"]
-        if not upheld and amount:
-            form.add_error("adjustment", f"A rejected dispute takes no adjustment ({amount} was typed): "
-                                         "uphold it to adjust the wallet, or clear the amount.")
-        elif _check_adjustment_limit(request, amount if upheld else None, form, "adjustment"):
-            try:
-                with transaction.atomic():
-                    if dispute.status == Dispute.Status.OPEN:
-                        disputes.assign_dispute(dispute=dispute.pk, assignee=request.user, actor=request.user)
-                    disputes.resolve_dispute(dispute=dispute.pk, upheld=upheld, resolution=form.cleaned_data["reason"],
-                                             adjustment=amount if upheld else None, actor=request.user)
-            except (ServiceError, LedgerError, InvalidAmount) as e:
-                form.add_error(None, f"Dispute {dispute.pk} was not resolved: "
-                                     f"{_refusal(e, dispute.player, dispute.currency)}")
-            else:
-                messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.")
-                return redirect(_dispute_url(dispute_id))
-    return _page(request, "admin/backoffice/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, form=form,
+        try:
+            disputes.decide_dispute(dispute=dispute.pk, upheld=form.cleaned_data["decision"] == "upheld",
+                                    resolution=form.cleaned_data["reason"],
+                                    adjustment=form.cleaned_data["adjustment"], actor=request.user)
+        except (AdjustmentLimitExceeded, AdjustmentNotAllowed) as e:
+            form.add_error("adjustment", _sentence(e))
+        except (ServiceError, LedgerError) as e:
+            form.add_error(None, f"Dispute {dispute.pk} was not resolved: "
+                                 f"{_refusal(e, dispute.player, dispute.currency)}")
+        else:
+            messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.")
+            return redirect(_dispute_url(dispute_id))
+    return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, form=form,
                  decided=decided and request.method != "POST")
 
 
 def account_adjust(request, account_id):
     """``/admin/accounts/account/<id>/adjust/``: credit or debit a player's wallet with a reason
-    (``accounts.adjust_small`` up to the limit, ``accounts.adjust_any``)."""
+    (``settlement.disputes.manual_adjustment``, within the user's adjustment limit)."""
     if not (request.user.has_perm("accounts.adjust_small") or request.user.has_perm("accounts.adjust_any")):
         raise PermissionDenied("needs accounts.adjust_small or accounts.adjust_any")
     wallet = get_object_or_404(Account.objects.select_related("player", "currency"), pk=account_id,
@@ -246,14 +221,16 @@ def account_adjust(request, account_id):
     form = AdjustForm(request.POST or None, initial={"key": uuid.uuid4().hex})
     if request.method == "POST" and form.is_valid():
         amount = form.cleaned_data["amount"]
-        if _check_adjustment_limit(request, amount, form, "amount"):
-            try:
-                disputes.manual_adjustment(player=wallet.player, currency=wallet.currency, amount=amount,
-                                           reason=form.cleaned_data["reason"], actor=request.user,
-                                           key=form.cleaned_data["key"])
-            except (ServiceError, LedgerError) as e:
-                messages.error(request, f"No adjustment: {_refusal(e, wallet.player, wallet.currency)}")
-            else:
-                messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
+        try:
+            disputes.manual_adjustment(player=wallet.player, currency=wallet.currency, amount=amount,
+                                       reason=form.cleaned_data["reason"], actor=request.user,
+                                       key=form.cleaned_data["key"])
+        except AdjustmentLimitExceeded as e:
+            form.add_error("amount", _sentence(e))
+        except (ServiceError, LedgerError) as e:
+            messages.error(request, f"No adjustment: {_refusal(e, wallet.player, wallet.currency)}")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
-    return _page(request, "admin/backoffice/adjust.html", f"Manual adjustment of {wallet}", wallet, form=form)
+        else:
+            messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
+            return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
+    return _page(request, "admin/actions/adjust.html", f"Manual adjustment of {wallet}", wallet, form=form)

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from delivery.backoffice.roles import ensure_roles
+from adminkit.roles import ensure_roles
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""Operator roles as Django groups (issue 6).
+"""Operator roles as Django groups.
 
 - ``Viewer``: reads every operator page, changes nothing.
 - ``Dispute officer``: Viewer + works disputes (``settlement.resolve_dispute``) and makes manual
