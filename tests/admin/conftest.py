@@ -6,7 +6,6 @@ import pytest
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.services import settle_round
 from settlement.results import record_result
-from tests.factories import OPERATOR_PASSWORD as PASSWORD
 from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, make_operator
 from wagering.closing import close_betting
 from wagering.placement import place_bets

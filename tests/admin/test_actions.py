@@ -12,7 +12,7 @@ from accounts.models import Account, LedgerTransaction
 from settlement.disputes import assign_dispute, open_dispute
 from settlement.models import Dispute, OperatorAction, RoundCorrection
 from tables.models import Round
-from tests.admin.conftest import make_operator
+from tests.factories import make_operator
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 
 

@@ -7,7 +7,7 @@ from settlement.alerts import acknowledge_alerts
 from settlement.exceptions import ReasonRequired
 from settlement.models import Alert, OperatorAction
 
-from .conftest import PASSWORD
+from tests.factories import OPERATOR_PASSWORD as PASSWORD
 
 pytestmark = pytest.mark.django_db
 URL = "/admin/settlement/alert/"

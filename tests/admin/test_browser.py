@@ -14,7 +14,9 @@ from accounts.models import Account
 from adminkit.roles import DISPUTE_OFFICER
 from settlement.disputes import open_dispute
 from settlement.models import Dispute, OperatorAction
-from tests.admin.conftest import PASSWORD, make_operator, play_boundless_round
+from tests.admin.conftest import play_boundless_round
+from tests.factories import OPERATOR_PASSWORD as PASSWORD
+from tests.factories import make_operator
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
