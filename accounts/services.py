@@ -274,13 +274,6 @@ def cashier_account(*, currency):
     return account
 
 
-def can_take_seat(player, currency):
-    """RULES.md 9: trial accounts and play-for-fun currencies never occupy a seat.
-
-    ``player``: a ``Player``; ``currency``: a ``Currency``. The one place this rule lives."""
-    return player.account_kind == Player.Kind.REAL and not currency.play_for_fun
-
-
 def create_player(*, user, code, account_kind=Player.Kind.REAL):
     """Create a ``Player`` for a Django ``user``."""
     return Player.objects.create(user=user, code=code, account_kind=account_kind)

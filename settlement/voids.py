@@ -17,7 +17,7 @@ from accounts.selectors import player_wallets
 from accounts.services import Posting, post
 from tables.exceptions import IllegalTransition
 from tables.locks import lock_round
-from tables.models import Round, RoundEvent, Shoe, Variant
+from tables.models import Round, RoundEvent, Shoe
 from tables.services import event, table_house
 from wagering.closing import refund_bets
 from wagering.models import Bet
@@ -43,7 +43,7 @@ def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=No
         raise IllegalTransition(f"round {round_id} is {round_.state}{', cancelled' if round_.cancelled_at else ''}")
     round_.cancelled_at = timezone.now()
     round_.save(update_fields=["cancelled_at"])
-    if host_disconnected and round_.table.variant == Variant.CLASSIC:
+    if host_disconnected and round_.rules().reshuffle_on_host_disconnect:
         Shoe.objects.filter(pk=round_.shoe_id).update(cut_card_out=True)
     event(round_, RoundEvent.Kind.CANCELLED, actor=actor, actor_user=actor_user, reason=reason,
           host_disconnected=host_disconnected).save()

@@ -13,6 +13,8 @@ from django.db import transaction
 from accounts.selectors import player_wallets
 from accounts.services import house_account
 
+from .engine.seating import keeps_seat
+
 from .exceptions import IllegalTransition, InvalidInput, NotFound
 from .locks import lock_round, lock_seats, lock_shoe, lock_table
 from .models import Round, RoundEvent, Seat, Table, TableLimit
@@ -89,7 +91,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     if seats and minimum is not None:
         wallets = player_wallets({s.player_id for s in seats}, table.currency)
         events += [unseat(s, round_, "balance below the table minimum", actor=actor, actor_user=actor_user)
-                   for s in seats if (w := wallets.get(s.player_id)) is None or w.balance < minimum]
+                   for s in seats if not keeps_seat(getattr(wallets.get(s.player_id), "balance", 0), minimum)]
     RoundEvent.objects.bulk_create(events)
     return round_
 

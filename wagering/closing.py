@@ -13,7 +13,8 @@ from accounts.models import LedgerTransaction
 from accounts.selectors import player_wallets
 from accounts.services import Posting, post
 from tables.locks import lock_round, lock_seats
-from tables.models import Round, RoundEvent, Variant
+from tables.engine.seating import seats_emptied, unseated_after
+from tables.models import Round, RoundEvent
 from tables.services import event, table_house, unseat
 
 from .models import Bet, BetExtra
@@ -60,23 +61,25 @@ def close_betting(*, round_id, actor="", actor_user=None):
     round_.transition(Round.State.CLOSED)
     round_.save(update_fields=["state", "closed_at"])
     events, orphans = [], []
-    if round_.table.variant != Variant.BOUNDLESS:
+    rules = round_.rules()
+    if not rules.shared_hand:
         bets = list(round_.bets.filter(state=Bet.State.PLACED).prefetch_related("extras"))
         seated = {b.seat for b in bets if b.type == "main"}
+        emptied = seats_emptied(rules, seats_with_bets={b.seat for b in bets}, seats_with_seat_bet=seated)
         for seat in lock_seats(round_.table):
             if seat.number in seated:
                 if seat.rounds_without_bet:
                     seat.rounds_without_bet = 0
                     seat.save(update_fields=["rounds_without_bet"])
                 continue
-            on_seat = [b for b in bets if b.seat == seat.number]
+            on_seat = [b for b in bets if b.seat == seat.number] if seat.number in emptied else []
             orphans += on_seat
             if on_seat or seat.player_id:
                 events.append(event(round_, Kind.SEAT_EMPTIED, actor=actor, actor_user=actor_user, seat=seat.number,
                                     player=seat.player_id, refunded=[b.pk for b in on_seat]))
             if seat.player_id:
                 seat.rounds_without_bet += 1
-                if seat.rounds_without_bet >= 2:
+                if unseated_after(rules, seat.rounds_without_bet):
                     events.append(unseat(seat, round_, "two rounds without a seat bet", actor=actor,
                                          actor_user=actor_user))
                 else:

@@ -11,7 +11,8 @@ from django.db import transaction
 from accounts.locks import lock_wallets
 from accounts.models import LedgerTransaction
 from accounts.services import Posting, post
-from tables.engine import fallback, parse_card, round_down, score, why_illegal
+from tables.engine import fallback, parse_card, score, why_illegal
+from tables.engine.extras import extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
 from tables.exceptions import IllegalTransition, InvalidInput, NotFound, ServiceError
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
@@ -42,10 +43,6 @@ class ExtraOutcome:
         return self.extra is not None
 
 
-#: Extra-stake kinds each bet type may take (RULES 4 main bets, RULES 6 behind).
-EXTRAS_BY_TYPE = {"main": {"double", "split", "insurance"}, "behind": {"insurance", "follow_double", "follow_split"}}
-
-
 class _Extras:
     """One ``add_extra_stakes`` call on a locked CLOSED round: its bets, their locked wallets and
     the extra stakes already taken loaded once; each request checked in turn, with balances and
@@ -53,6 +50,7 @@ class _Extras:
 
     def __init__(self, round_, requests):
         self.round, self.table = round_, round_.table
+        self.rules = round_.rules()
         ids = {r.get("bet") for r in requests if well_typed(check_extra_request, r)}
         self.bets = {b.record_id: b for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
         self.wallets = lock_wallets({b.player_id for b in self.bets.values()}, self.table.currency)
@@ -79,22 +77,19 @@ class _Extras:
             raise NotFound(f"no bet {record_id!r} in round {self.round.pk}")
         if target.state != Bet.State.ACCEPTED:
             raise IllegalTransition(f"bet {record_id} is {target.state}")
-        if kind not in EXTRAS_BY_TYPE.get(target.type, ()):
-            raise InvalidExtra(f"a {target.type} bet takes no {kind}")
-        if hand not in (1, 2) or (hand == 2 and kind not in ("double", "follow_double")):
-            raise InvalidExtra(f"no {kind} on hand {hand}")
+        if (reason := why_extra_refused(self.rules, target.type, kind, hand)) is not None:
+            raise InvalidExtra(reason)
         score_ = _score(cards) if kind in ("double", "split") else None
         existing = self.taken.get((target.pk, kind, hand))
         if existing is not None:
             return ExtraOutcome(existing, kind)
         self._check_context(target, kind, hand)
         self._check_legal(target, kind, hand, cards)
-        minor_units = self.table.currency.minor_units
-        amount = target.stake if kind != "insurance" else round_down(target.stake / 2, minor_units)
+        amount = extra_stake(kind, target.stake, self.table.currency.minor_units)
         if amount <= 0:
             raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
         if self.available.get(target.player_id, Decimal(0)) < amount:
-            action = fallback(self.table.rules(), kind, score_) if kind in ("double", "split") else None
+            action = fallback(self.rules, kind, score_) if kind in ("double", "split") else None
             self.events.append(event(self.round, Kind.FALLBACK, actor=actor, actor_user=actor_user, bet=target.pk,
                                      record_id=record_id, kind=kind, hand=hand, needed=str(amount), action=action))
             return ExtraOutcome(None, action)
@@ -109,15 +104,15 @@ class _Extras:
         return ExtraOutcome(extra, kind)
 
     def _check_context(self, bet, kind, hand):
-        """The extra stakes an extra depends on: a double on hand 2 needs the split; a follow needs
-        the seat's own double / split on that hand (RULES 6)."""
-        split = kind.replace("double", "split")
-        if hand == 2 and not any((bet.pk, split, h) in self.taken for h in (1, 2)):
+        """The extra stakes an extra depends on (the engine's ``own_prerequisite`` and
+        ``seat_prerequisite``): a double on hand 2 needs the split; a follow needs the seat's own
+        double / split on that hand (RULES 6)."""
+        own = own_prerequisite(kind, hand)
+        if own is not None and not any((bet.pk, own, h) in self.taken for h in (1, 2)):
             raise InvalidExtra(f"no second hand: bet {bet.record_id} was not split")
-        if kind.startswith("follow_"):
-            seat_kind = kind.removeprefix("follow_")
-            if (bet.seat, seat_kind, hand) not in self.seat_extras():
-                raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
+        seat_kind = seat_prerequisite(kind)
+        if seat_kind is not None and (bet.seat, seat_kind, hand) not in self.seat_extras():
+            raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
 
     def _check_legal(self, bet, kind, hand, cards):
         """A seat's double or split must be legal on the hand it names (RULES 4, the engine's
@@ -128,7 +123,7 @@ class _Extras:
             return
         was_split = hand == 2 or (bet.pk, "split", 1) in self.taken
         hand_cards = [parse_card(c) for c in cards]
-        reason = why_illegal(self.table.rules(), kind, hand_cards, None, split=was_split,
+        reason = why_illegal(self.rules, kind, hand_cards, None, split=was_split,
                              split_aces=was_split and hand_cards[0][0] == "A")
         if reason is not None:
             raise InvalidExtra(f"cards {' '.join(hand_cards)}: {reason}")

@@ -7,7 +7,7 @@ statements with binary array parameters (``wagering.pg``); the ORM does the same
 """
 
 from dataclasses import dataclass, field
-from decimal import ROUND_DOWN, Decimal
+from decimal import Decimal
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
@@ -17,7 +17,8 @@ from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerEr
 from accounts.locks import lock_wallets_by_code
 from accounts.models import LedgerTransaction, Player
 from accounts.money import parse_amount
-from accounts.services import Posting, can_take_seat, post
+from accounts.services import Posting, post
+from tables.engine.seating import half_stake, may_take_seat, mirrored_stakes, why_no_bet_behind, why_no_seat
 from tables.exceptions import InvalidInput, NotFound, ServiceError
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
@@ -136,7 +137,7 @@ class _Placement:
 
     def _replay(self, key, player, bet_type, seat_no, stake):
         bet, mirror = self.existing[key], self.existing.get(key + MIRROR)
-        stakes = {stake} if mirror is None else {stake, self._half(bet_type, stake)}
+        stakes = {stake} if mirror is None else {stake, half_stake(stake, self._step(bet_type))}
         if (bet.round_id, bet.player_id, bet.type, bet.seat) != (self.round.pk, player.pk, bet_type, seat_no) \
                 or bet.stake not in stakes:
             raise IdempotencyConflict(f"key {key!r} already placed a different bet")
@@ -145,11 +146,6 @@ class _Placement:
     def _step(self, bet_type):
         limit = self.limits.get(bet_type)
         return limit.chip_step if limit else Decimal(1).scaleb(-self.minor_units)
-
-    def _half(self, bet_type, stake):
-        """Half of ``stake`` rounded down to the chip step (RULES 9 [decision])."""
-        step = self._step(bet_type)
-        return (stake / 2 / step).to_integral_value(rounding=ROUND_DOWN) * step
 
     def _check_limits(self, bet_type, stake):
         limit = self.limits.get(bet_type)
@@ -174,18 +170,19 @@ class _Placement:
         if seat.player_id is None:
             raise SeatNotAllowed(f"seat {seat.number} is empty: {bet_type} bets go on occupied seats only")
         if bet_type == "behind":
-            if seat.player_id == player.pk:
-                raise BehindOwnSeat(f"player {player.code} sits on seat {seat.number} and may not bet behind it")
-            if not self.rules.seated_may_bet_behind and self._held(player):
-                raise BehindOwnSeat(f"a seated player may not bet behind in {self.table.variant}")
+            reason = why_no_bet_behind(self.rules, own_seat=seat.player_id == player.pk,
+                                       seats_held=len(self._held(player)))
+            if reason is not None:
+                raise BehindOwnSeat(f"player {player.code} on seat {seat.number}: {reason}")
         return [(seat.number, stake)]
 
     def _held(self, player, but=None):
         return [s for s in self.seats.values() if s.player_id == player.pk and s is not but]
 
     def _seat_bet(self, player, seat, stake):
-        """A seat (main) bet: RULES 9 seats, premium mirroring."""
-        if not can_take_seat(player, self.table.currency):
+        """A seat (main) bet: RULES 9 seats, premium mirroring (the engine's ``seating``)."""
+        if not may_take_seat(trial=player.account_kind == Player.Kind.TRIAL,
+                             play_for_fun=self.table.currency.play_for_fun):
             raise SeatNotAllowed(f"player {player.code}'s account or currency never takes a seat")
         if seat.player_id not in (None, player.pk):
             raise SeatTaken(f"seat {seat.number} is taken by another player")
@@ -193,28 +190,32 @@ class _Placement:
             raise SeatTaken(f"seat {seat.number} already has a seat bet this round")
         held = self._held(player, but=seat)
         if seat.player_id is None:
-            if len(held) >= self.rules.seats_per_player:
-                raise SeatNotAllowed(f"a player holds at most {self.rules.seats_per_player} seat(s) in {self.table.variant}")
             behind = self.behind.get(player.pk, set())
             if seat.number in behind:
-                raise BehindOwnSeat(f"player {player.code} bets behind seat {seat.number} and may not take it")
-            if behind and not self.rules.seated_may_bet_behind:
-                raise SeatNotAllowed(f"a player betting behind may not take a seat in {self.table.variant}")
+                reason = why_no_bet_behind(self.rules, own_seat=True, seats_held=len(held))
+                raise BehindOwnSeat(f"player {player.code} bets behind seat {seat.number}: {reason}")
+            if (reason := why_no_seat(self.rules, seats_held=len(held), behind_any=bool(behind))) is not None:
+                raise SeatNotAllowed(f"player {player.code}: {reason}")
         placements = [(seat.number, stake)]
         for other in held:
             if other.number in self.main:
                 if self.main[other.number].stake != stake:
                     raise SeatNotAllowed(f"stakes on a player's two seats must be equal "
                                          f"({self.main[other.number].stake} on seat {other.number})")
-            elif self.available.get(player.pk, 0) >= 2 * stake:
-                placements.append((other.number, stake))
             else:
-                half = self._half("main", stake)
-                limit = self.limits.get("main")
-                if half <= 0 or (limit and half < limit.min_stake):
-                    raise LimitExceeded(f"{stake} split over two seats is below the minimum")
-                placements = [(seat.number, half), (other.number, half)]
+                mine, theirs = self._mirrored(stake, available=self.available.get(player.pk, 0))
+                placements = [(seat.number, mine), (other.number, theirs)]
         return placements
+
+    def _mirrored(self, stake, *, available):
+        """The two seats' stakes of a premium seat bet of ``stake`` (``seating.mirrored_stakes``);
+        ``LimitExceeded`` when half of it is below the minimum."""
+        limit = self.limits.get("main")
+        try:
+            return mirrored_stakes(stake, available=available, step=self._step("main"),
+                                   minimum=limit.min_stake if limit else None)
+        except ValueError as e:
+            raise LimitExceeded(str(e)) from None
 
     def _accept(self, player, bets):
         self.available[player.pk] -= sum(b.stake for b in bets)

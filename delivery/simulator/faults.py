@@ -25,9 +25,10 @@ def pick(rng: random.Random, rate: float) -> str | None:
     return rng.choice(KINDS) if rng.random() < rate else None
 
 
-def host_disconnects(rng: random.Random, variant: str) -> bool:
-    """Whether a cancelled round is a host disconnection (classic only, RULES 10)."""
-    return variant == "classic" and rng.random() < 1 / 3
+def host_disconnects(rng: random.Random, rules) -> bool:
+    """Whether a cancelled round is a host disconnection: one in three, at the tables where it
+    reshuffles the shoe (``rules``: a ``RuleSet``; classic, RULES 10)."""
+    return rules.reshuffle_on_host_disconnect and rng.random() < 1 / 3
 
 
 def _cards(record: dict) -> list:

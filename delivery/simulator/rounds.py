@@ -159,7 +159,7 @@ class TableGame:
 
     def _cancel(self, round_, cut_card_out: bool) -> None:
         """Suspend, then cancel (void) the round; a classic host disconnection reshuffles the shoe."""
-        host = faults.host_disconnects(self.rng, self.table.variant)
+        host = faults.host_disconnects(self.rng, self.table.rules())
         reason = "simulated fault: host system disconnected" if host else "simulated fault: unresolved dealing error"
         call(suspend, round_id=round_.pk, reason=reason)
         call(cancel, round_id=round_.pk, reason=reason, host_disconnected=host)

@@ -72,6 +72,8 @@ class RuleSet:
       seats_per_player: 1 (classic), 2 (premium, mirrored stakes), None (boundless).
       bet_behind: bet behind offered (classic, premium; RULES 6).
       seated_may_bet_behind: premium True (never on own seat), classic False (RULES 6).
+      reshuffle_on_host_disconnect: classic: a round voided on a host-system disconnection
+        reshuffles the whole shoe (RULES 10).
       max_rtp: published maximum RTP in percent.
     """
 
@@ -98,6 +100,7 @@ class RuleSet:
     seats_per_player: int | None
     bet_behind: bool
     seated_may_bet_behind: bool
+    reshuffle_on_host_disconnect: bool
     max_rtp: Decimal
 
     @property
@@ -138,14 +141,14 @@ _VARIANT_DATA = {
         double_fallback="hit_if_11_or_less",
         bet_types=frozenset({"main", "behind", "pair"}), side_bets=("pair",), last={},
         seats=7, seats_per_player=1, bet_behind=True, seated_may_bet_behind=False,
-        max_rtp=D("99.54"), pairs_patterns=None,
+        reshuffle_on_host_disconnect=True, max_rtp=D("99.54"), pairs_patterns=None,
     ),
     "premium": dict(
         deal_order="seats_dealer_seats_dealer", hole_card=True, peek=True, end_if_all_blackjack=True,
         dealer_always_completes=False, late_bj_returns_extras=False, double_fallback="hit",
         bet_types=frozenset({"main", "behind", "pairs"}), side_bets=("pairs",), last={},
         seats=7, seats_per_player=2, bet_behind=True, seated_may_bet_behind=True,
-        max_rtp=D("99.53"), pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair", "suited_trips"),
+        reshuffle_on_host_disconnect=False, max_rtp=D("99.53"), pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair", "suited_trips"),
     ),
     "boundless": dict(
         deal_order="shared", hole_card=True, peek=True, end_if_all_blackjack=False,
@@ -155,7 +158,7 @@ _VARIANT_DATA = {
         side_bets=("pairs", "bust_bonus", "lucky_trio", "poker_trio"),
         last={"pairs": 40, "bust_bonus": 45, "lucky_trio": 45, "poker_trio": 45},
         seats=None, seats_per_player=None, bet_behind=False, seated_may_bet_behind=False,
-        max_rtp=D("99.46"), pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair"),
+        reshuffle_on_host_disconnect=False, max_rtp=D("99.46"), pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair"),
     ),
 }
 

@@ -257,14 +257,6 @@ def test_ledger_rows_are_immutable(wallet):
             cursor.execute("UPDATE accounts_ledgerentry SET amount = 2 WHERE id = %s", [entry.pk])
 
 
-def test_can_take_seat_is_false_for_trial_accounts_and_play_for_fun_money(eur, fun):
-    """RULES.md 9: trial accounts and play-for-fun currencies never occupy a seat."""
-    real, trial = make_player(), make_player(Player.Kind.TRIAL)
-    assert ledger.can_take_seat(real, eur)
-    assert not ledger.can_take_seat(real, fun)
-    assert not ledger.can_take_seat(trial, eur)
-
-
 def test_one_wallet_per_player_and_currency(eur):
     player = make_player()
     assert ledger.wallet_for(player=player, currency=eur).pk == ledger.wallet_for(player=player, currency="EUR").pk

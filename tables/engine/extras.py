@@ -1,0 +1,57 @@
+"""Extra stakes a bet takes at decision time (RULES 4, 6): which kinds a bet type takes and on which
+hand, what each one costs, and what must come before it.
+
+Kinds: ``double`` and ``split`` (a seat's own hand or a boundless main bet; the amount is the
+original stake), ``insurance`` (main or behind; half the stake, RULES 4), ``follow_double`` and
+``follow_split`` (a bet behind following its seat's double or split; the amount is the bet's
+stake, RULES 6). Hand 2 is the second hand of a split: only a double (or a follow of one) is
+taken there.
+"""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .payouts import insurance_stake
+from .rules import RuleSet
+
+#: The extra kinds each bet type takes (RULES 4 main bets, RULES 6 bets behind).
+EXTRA_KINDS = {"main": frozenset({"double", "split", "insurance"}),
+               "behind": frozenset({"insurance", "follow_double", "follow_split"})}
+#: A bet behind's follow and the seat's action it follows (RULES 6).
+FOLLOWS = {"follow_double": "double", "follow_split": "split"}
+
+
+def extra_kinds(rules: RuleSet, bet_type: str) -> frozenset[str]:
+    """The extra kinds a ``bet_type`` bet takes at ``rules``' tables (none for a side bet, nor for a
+    type the variant does not offer)."""
+    return EXTRA_KINDS.get(bet_type, frozenset()) if bet_type in rules.bet_types else frozenset()
+
+
+def why_extra_refused(rules: RuleSet, bet_type: str, kind: str, hand: int) -> str | None:
+    """None if a ``bet_type`` bet may take a ``kind`` extra stake on hand ``hand`` (1 or 2), else the
+    reason: the bet type takes no such kind, or hand 2 takes only a double (RULES 4: no resplit)."""
+    if kind not in extra_kinds(rules, bet_type):
+        return f"a {bet_type} bet takes no {kind}"
+    if hand not in (1, 2) or (hand == 2 and kind not in ("double", "follow_double")):
+        return f"no {kind} on hand {hand}"
+    return None
+
+
+def extra_stake(kind: str, stake: Decimal, minor_units: int) -> Decimal:
+    """The amount of a ``kind`` extra stake on a bet of original ``stake``: half of it rounded DOWN
+    to the minor unit for insurance (RULES 4 [decision]; 0 when half is less than one minor unit:
+    no insurance can be bought), the stake itself otherwise."""
+    return insurance_stake(stake, minor_units) if kind == "insurance" else stake
+
+
+def own_prerequisite(kind: str, hand: int) -> str | None:
+    """The extra the same bet must already hold (on either hand) before ``kind`` on ``hand``: a
+    second hand exists only after a split (``split``, or ``follow_split`` for a bet behind)."""
+    if hand != 2:
+        return None
+    return "follow_split" if kind.startswith("follow_") else "split"
+
+
+def seat_prerequisite(kind: str) -> str | None:
+    """The seat's own action a bet behind's ``kind`` follows (``double`` / ``split``), or None."""
+    return FOLLOWS.get(kind)
