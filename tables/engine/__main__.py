@@ -18,7 +18,7 @@ import sys
 
 from .play import deal_round
 from .record import InvalidRecord
-from .replay import settle
+from .settling import settle
 from .rtp.cli import add_subparser as add_rtp
 from .rules import VARIANTS
 

@@ -15,7 +15,7 @@ import sys
 import time
 
 from tables.engine.play import STAKES, RoundPlay, random_decider
-from tables.engine.replay import settle, settle_naive
+from tables.engine.settling import settle, settle_naive
 from tables.engine.rules import ruleset
 from tables.engine.shoe import Shoe
 

@@ -4,7 +4,7 @@ Plain pytest, no Django. Expensive results are computed once per module (main_ga
 per rule set and shares the dealer-probability cache), the whole file runs in well under 2 min.
 
 TODO (later issue): Monte Carlo cross-check of main_game_ev against the engine's own settlement
-(play rounds with the strategy implied by the analyzer, settle with tables.engine.replay).
+(play rounds with the strategy implied by the analyzer, settle with tables.engine.settling).
 """
 import argparse
 import json
