@@ -85,14 +85,14 @@ class Account(models.Model):
                                    name="wallet_not_negative"),
         ]
 
-    @property
-    def is_wallet(self):
-        return self.kind == self.Kind.WALLET
-
     def __str__(self):
         if self.is_wallet:
             return f"{self.player_id and self.player.code} {self.currency_id}"
         return f"{self.name} {self.currency_id}"
+
+    @property
+    def is_wallet(self):
+        return self.kind == self.Kind.WALLET
 
 
 class ImmutableModel(models.Model):

@@ -29,7 +29,8 @@ from .exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyRe
 from .models import Dispute
 from .replay import build_replay, record_diff
 from .selectors import effective_record
-from .services import preview_resettle, resettle_round as resettle_round_service
+from .services import preview_resettle
+from .services import resettle_round as resettle_round_service
 from .voids import void_round as void_round_service
 
 

@@ -20,8 +20,14 @@ from accounts.services import house_account, post_adjustment, wallet_for
 from wagering.models import Bet
 
 from . import audit
-from .exceptions import (AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyDisputed, MixedCurrencies, NoBets,
-                         NotOwnBets)
+from .exceptions import (
+    AdjustmentLimitExceeded,
+    AdjustmentNotAllowed,
+    AlreadyDisputed,
+    MixedCurrencies,
+    NoBets,
+    NotOwnBets,
+)
 from .locks import lock_dispute
 from .models import Dispute, DisputeNote, OperatorAction
 

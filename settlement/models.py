@@ -9,8 +9,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import MONEY, Currency, Player
-from tables.models import Round, Table
 from tables.exceptions import IllegalTransition
+from tables.models import Round, Table
 from wagering.models import Bet
 
 

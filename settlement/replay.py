@@ -9,9 +9,10 @@ whatever the number of bets (the bet list is capped at ``MAX_BETS``; the Bet Rec
 
 from dataclasses import dataclass, field
 
-from .selectors import effective_record
 from tables.engine import InvalidRecord
 from tables.models import Round, RoundEvent
+
+from .selectors import effective_record
 
 #: Bets listed on a replay page; a boundless round can hold thousands (the Bet Record lists all).
 MAX_BETS = 500

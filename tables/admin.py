@@ -11,14 +11,14 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from django.utils.decorators import method_decorator
-from django.views.decorators.http import require_POST
 from django.utils.html import format_html, format_html_join
+from django.views.decorators.http import require_POST
 
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
-from .tasks import compute_table_rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
+from .tasks import compute_table_rtp
 
 
 class TableLimitInline(admin.TabularInline):

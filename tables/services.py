@@ -14,7 +14,6 @@ from accounts.selectors import player_wallets
 from accounts.services import house_account
 
 from .engine.seating import keeps_seat
-
 from .exceptions import IllegalTransition, InvalidInput, NotFound
 from .locks import lock_round, lock_seats, lock_shoe, lock_table
 from .models import Round, RoundEvent, Seat, Table, TableLimit

@@ -12,8 +12,8 @@ from django.utils import timezone
 from accounts.models import LedgerTransaction
 from accounts.selectors import player_wallets
 from accounts.services import Posting, post
-from tables.locks import lock_round, lock_seats
 from tables.engine.seating import seats_emptied, unseated_after
+from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent
 from tables.services import event, table_house, unseat
 

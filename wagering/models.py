@@ -86,7 +86,7 @@ class Bet(models.Model):
     #: ``void`` for a bet refunded in full (RULES.md 10).
     OUTCOMES = ENGINE_OUTCOMES + ("void",)
 
-    outcome = models.CharField(max_length=32, null=True, blank=True)
+    outcome = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 (None: not settled yet)
     returned = models.DecimalField(null=True, blank=True, **MONEY)
     idempotency_key = models.CharField(max_length=128)  # unique: bet_idempotency_key
     record_id = models.CharField(max_length=128)

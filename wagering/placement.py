@@ -25,8 +25,7 @@ from tables.models import Round, RoundEvent, Seat
 from tables.services import event, table_house
 
 from . import pg
-from .exceptions import (BehindOwnSeat, BettingClosed, LimitExceeded, SeatNotAllowed, SeatTaken,
-                         SideBetUnavailable)
+from .exceptions import BehindOwnSeat, BettingClosed, LimitExceeded, SeatNotAllowed, SeatTaken, SideBetUnavailable
 from .models import Bet
 from .validation import check_bet_request, json_safe, well_typed
 

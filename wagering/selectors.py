@@ -8,8 +8,20 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 
-from django.db.models import (Case, Count, DecimalField, Exists, F, OuterRef, Prefetch, Subquery, Sum, Value, When,
-                              prefetch_related_objects)
+from django.db.models import (
+    Case,
+    Count,
+    DecimalField,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 
 from accounts.models import MONEY, Currency

@@ -7,8 +7,8 @@ a NUL is a 400 ``invalid_input``, never a database error.
 import math
 
 from accounts.exceptions import InvalidAmount
-
 from tables.exceptions import InvalidInput
+
 from .models import Bet, BetExtra
 
 #: The most items one batch request (``{"bets": [...]}``, ``{"extras": [...]}``) may carry.

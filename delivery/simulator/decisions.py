@@ -16,6 +16,7 @@ from tables.engine.play import HandView, random_decider
 from wagering.extras import add_extra_stake, add_extra_stakes
 
 from .calls import call
+
 #: Shares of players asking for insurance (dealer ace) and of bets behind following their seat.
 INSURANCE_RATE = 0.25
 FOLLOW_RATE = 0.5

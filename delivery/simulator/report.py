@@ -7,7 +7,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
+from functools import cache
 
 from django.db.models import Count, Sum
 
@@ -52,7 +52,7 @@ class Report:
     states: dict = field(default_factory=dict)
 
 
-@lru_cache(maxsize=None)
+@cache
 def theory(variant: str, group: str, rules) -> float:
     """The theoretical RTP: the published maximum for the main game (RULES table), the exact
     side-bet RTP of the table's pay table (``tables.engine.rtp``)."""

@@ -9,15 +9,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from settlement.results import record_result
 from settlement.tasks import settle_round
+from settlement.voids import cancel
 from tables.engine.play import RoundPlay
 from tables.models import Seat, Shoe
 from tables.services import open_round, resume, suspend
-from settlement.results import record_result
+from wagering.closing import close_betting
 from wagering.exceptions import SeatNotAllowed
 from wagering.models import Bet
-from settlement.voids import cancel
-from wagering.closing import close_betting
 from wagering.placement import place_bets
 
 from . import faults

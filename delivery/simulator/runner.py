@@ -11,11 +11,11 @@ from django.db.models import Q
 from tqdm import tqdm
 
 from settlement.services import resettle_round
-from tables.models import Round
 from settlement.voids import cancel
+from tables.models import Round
 
-from .config import SimConfig
 from .calls import call
+from .config import SimConfig
 from .demo import ensure_players, ensure_tables
 from .rounds import RunStats, TableGame
 

@@ -20,15 +20,14 @@ And, imported from their modules: ``extras`` (the extra stakes a bet takes, RULE
 ``seating`` (seats, bets behind, mirrored stakes, unseating, RULES 6, 9), ``payouts``,
 ``sidebets``, ``rtp`` (the exact RTP analyzer).
 """
-from .cards import (RANKS, SUITS, card_colour, card_rank, card_suit, card_value,
-                    parse_card, rank_order)
+from .cards import RANKS, SUITS, card_colour, card_rank, card_suit, card_value, parse_card, rank_order
 from .hand import hand_value, is_blackjack, is_bust, is_soft, score
 from .legal import auto_action, auto_play, fallback, legal_actions, why_illegal
 from .money import round_down
 from .record import InvalidRecord, parse_record
 from .results import BetResult, HandResult, RoundResult
-from .settling import settle, settle_naive
 from .rules import DEFAULT_PAY_TABLES, VARIANTS, RuleSet, ruleset
+from .settling import settle, settle_naive
 from .shoe import Shoe
 
 __all__ = [

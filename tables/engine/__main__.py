@@ -18,9 +18,9 @@ import sys
 
 from .play import deal_round
 from .record import InvalidRecord
-from .settling import settle
 from .rtp.cli import add_subparser as add_rtp
 from .rules import VARIANTS
+from .settling import settle
 
 
 def _load(path: str):

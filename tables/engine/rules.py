@@ -9,10 +9,10 @@ snake_case strings (they are stored in the database and shown by the API).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import MappingProxyType
-from typing import Mapping
 
 VARIANTS = ("classic", "premium", "boundless")
 ACTIONS = frozenset({"hit", "stand", "double", "split", "surrender"})

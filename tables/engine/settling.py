@@ -21,7 +21,6 @@ from .record import InvalidRecord, ParsedRecord, parse_record
 from .results import BetResult, InsuranceResult, PlayedHand, RoundResult
 from .rules import RuleSet
 
-
 # --------------------------------------------------------------------------- money per bet
 
 def _plan_main(hands: list) -> tuple:

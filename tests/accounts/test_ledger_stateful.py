@@ -8,7 +8,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from accounts import services as ledger
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds

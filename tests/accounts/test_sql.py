@@ -7,10 +7,10 @@ from decimal import Decimal
 import pytest
 from django.db import DataError, transaction
 
-from accounts.sql import BY_KEY, execute_binary, number_array
-from tests.factories import CurrencyFactory, PlayerFactory, fund
 from accounts.locks import lock_wallets
 from accounts.selectors import player_wallets
+from accounts.sql import BY_KEY, execute_binary, number_array
+from tests.factories import CurrencyFactory, PlayerFactory, fund
 
 pytestmark = pytest.mark.django_db
 

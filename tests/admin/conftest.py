@@ -4,11 +4,12 @@ staff users in each role."""
 import pytest
 
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
-from settlement.services import settle_round
 from settlement.results import record_result
+from settlement.services import settle_round
 from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, make_operator
 from wagering.closing import close_betting
 from wagering.placement import place_bets
+
 
 def play_boundless_round(n_bets, *, table=None, players=None):
     """A settled boundless round with ``n_bets`` main bets of 10.00 EUR: the first bet hits (8♣ 8♥

@@ -9,11 +9,11 @@ from django.test import override_settings
 from django.urls import reverse
 
 from accounts.models import Account, LedgerTransaction
+from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.disputes import assign_dispute, open_dispute
 from settlement.models import Dispute, OperatorAction, RoundCorrection
 from tables.models import Round
 from tests.factories import make_operator
-from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 
 
 def _client(client, user):

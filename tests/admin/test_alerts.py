@@ -6,7 +6,6 @@ import pytest
 from settlement.alerts import acknowledge_alerts
 from settlement.exceptions import ReasonRequired
 from settlement.models import Alert, OperatorAction
-
 from tests.factories import OPERATOR_PASSWORD as PASSWORD
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ from django.urls import reverse
 from accounts.models import Account
 from accounts.selectors import account_balance
 from adminkit.money import format_money
+from settlement import replay as replay_module
 from settlement.disputes import open_dispute
 from settlement.models import Alert, Dispute
-from settlement import replay as replay_module
 from tables.models import RoundEvent, TheoreticalRtp
 from tests.admin.conftest import play_boundless_round
 from tests.factories import BoundlessTableFactory, PremiumTableFactory

@@ -15,8 +15,8 @@ import sys
 import time
 
 from tables.engine.play import STAKES, RoundPlay, random_decider
-from tables.engine.settling import settle, settle_naive
 from tables.engine.rules import ruleset
+from tables.engine.settling import settle, settle_naive
 from tables.engine.shoe import Shoe
 
 
@@ -25,7 +25,7 @@ def seated_records(variant: str, n: int, rng: random.Random) -> list:
     shoe = Shoe(rng=rng)
     side = "pair" if variant == "classic" else "pairs"
     out = []
-    for r in range(n):
+    for _ in range(n):
         bets = []
         for seat in range(1, 8):
             bets.append({"id": f"m{seat}", "player": f"p{seat}", "type": "main", "seat": seat,

@@ -44,8 +44,8 @@ def _boundless(table, players, wallets, house, name):
     versions a real round's have). Dealer 7D TC (17); shared player cards TH 6C 5S. Returns the round."""
     from tables.models import Round
     from tables.services import open_round
-    from wagering.models import Bet
     from wagering.closing import close_betting
+    from wagering.models import Bet
 
     rng = random.Random(7)
     round_ = open_round(table_code=table.code, external_id=name, shoe=1)

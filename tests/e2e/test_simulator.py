@@ -8,11 +8,11 @@ from decimal import Decimal
 import pytest
 from django.db.models import Sum
 
+from delivery.simulator.config import SimConfig
+from delivery.simulator.report import build_report, ratio_ci
+from delivery.simulator.runner import run_simulation
 from tables.engine import card_value
 from tables.models import Round, RoundEvent, Shoe
-from delivery.simulator.config import SimConfig
-from delivery.simulator.runner import run_simulation
-from delivery.simulator.report import build_report, ratio_ci
 from wagering.models import Bet, BetExtra
 
 pytestmark = pytest.mark.django_db(transaction=True)

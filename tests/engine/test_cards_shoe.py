@@ -4,8 +4,7 @@ from collections import Counter
 
 import pytest
 
-from tables.engine import (Shoe, card_colour, card_value, is_blackjack, is_soft, parse_card,
-                           rank_order, score)
+from tables.engine import Shoe, card_colour, card_value, is_blackjack, is_soft, parse_card, rank_order, score
 from tables.engine.cards import ALL_CARDS
 
 

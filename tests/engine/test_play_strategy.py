@@ -42,13 +42,13 @@ def test_round_play_timeout_is_auto_play_and_fallback_is_recorded():
     rules = ruleset("premium")
     bets = [{"id": "m1", "player": "p1", "type": "main", "seat": 1, "stake": "10.00"}]
     for seed in range(200):
-        rec = RoundPlay(rules, Shoe(rng=random.Random(seed)), bets, decide=lambda v, l: None).play()
+        rec = RoundPlay(rules, Shoe(rng=random.Random(seed)), bets, decide=lambda view, legal: None).play()
         assert rec["seats"]["1"]["actions"] == []
         r = settle(rec)
         assert all(by == "auto" for h in r.seats[1] for _, by in h.decisions)
         # always wants to double, never can afford it: premium falls back to hit
         rec = RoundPlay(rules, Shoe(rng=random.Random(seed)), bets,
-                        decide=lambda v, l: "double" if "double" in l else None,
+                        decide=lambda view, legal: "double" if "double" in legal else None,
                         can_afford=lambda v, a: False).play()
         assert "double" not in rec["seats"]["1"]["actions"]
         settle(rec)

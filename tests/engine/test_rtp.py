@@ -19,12 +19,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tables.engine.hand import score  # noqa: E402
+from tables.engine.rtp import (  # noqa: E402
+    AnalysisRules,
+    analysis_rules_for,
+    card_distribution,
+    cli,  # noqa: E402
+    dealer_bust_probability,
+    dealer_probs,
+    dealer_probs_exact,
+    from_ruleset,
+    full_shoe,
+    main_game_ev,
+    report,
+    side_bet_distribution,
+    side_bet_rtp,
+)
 from tables.engine.rules import ruleset  # noqa: E402
-from tables.engine.rtp import (AnalysisRules, analysis_rules_for, card_distribution,  # noqa: E402
-                               dealer_bust_probability, dealer_probs, dealer_probs_exact,
-                               from_ruleset, full_shoe, main_game_ev, report,
-                               side_bet_distribution, side_bet_rtp)
-from tables.engine.rtp import cli  # noqa: E402
 
 PP = 1e-4  # 0.01 percentage points, as a fraction of the stake
 
@@ -197,7 +207,7 @@ def _brute_split(rules, shoe0, up, r):
     dealer from what is left (exact dealer recursion). Each hand decides like the analyzer (on
     its own cards), so this checks the optional-stopping shortcut and the bookkeeping."""
     from tables.engine.rtp.dealer import hand_total
-    from tables.engine.rtp.maingame import _add, _Context, ZERO
+    from tables.engine.rtp.maingame import ZERO, _add, _Context
 
     ctx = _Context(rules, shoe0, up, _add(ZERO, r))
     L = 1 if rules.bj_loses_all_stakes else 0

@@ -6,8 +6,16 @@ import pytest
 
 from tables.engine import ruleset
 from tables.engine.extras import extra_kinds, extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
-from tables.engine.seating import (half_stake, keeps_seat, may_take_seat, mirrored_stakes, seats_emptied,
-                                   unseated_after, why_no_bet_behind, why_no_seat)
+from tables.engine.seating import (
+    half_stake,
+    keeps_seat,
+    may_take_seat,
+    mirrored_stakes,
+    seats_emptied,
+    unseated_after,
+    why_no_bet_behind,
+    why_no_seat,
+)
 
 D = Decimal
 CLASSIC, PREMIUM, BOUNDLESS = ruleset("classic"), ruleset("premium"), ruleset("boundless")

@@ -5,9 +5,9 @@ import itertools
 
 import pytest
 
+from settlement.results import record_result
 from settlement.services import settle_round
 from tables.services import open_round
-from settlement.results import record_result
 from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, PremiumTableFactory
 from tests.wagering.conftest import client_for
 from wagering.closing import close_betting

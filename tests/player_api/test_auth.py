@@ -4,9 +4,9 @@ import pytest
 from django.core.cache import cache, caches
 from rest_framework.authtoken.models import Token
 
+from delivery.api.player.authentication import CACHE
 from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
-from delivery.api.player.authentication import CACHE
 
 pytestmark = pytest.mark.django_db
 

@@ -4,10 +4,10 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from delivery.api.player.serializers import PlayerBetSerializer
 from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
-from delivery.api.player.serializers import PlayerBetSerializer
 from wagering.selectors import bets_for_player
 
 pytestmark = pytest.mark.django_db

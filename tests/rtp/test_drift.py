@@ -20,11 +20,11 @@ import pytest
 
 from settlement import rtp_watch
 from settlement.models import Alert
+from settlement.results import record_result
 from settlement.services import settle_round
 from tables.engine import Shoe
 from tables.engine.play import RoundPlay
 from tables.engine.strategy import basic_strategy
-from settlement.results import record_result
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
 from wagering.closing import close_betting
 from wagering.placement import place_bets

@@ -8,8 +8,8 @@ from tables.models import Round
 from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory
 from wagering.closing import close_betting
 from wagering.extras import add_extra_stake
-from wagering.placement import place_bets
 from wagering.models import Bet
+from wagering.placement import place_bets
 
 # RULES 7 (the shared-hand case): dealer 7D TC (17, stands); players share TH 6C, then 5S.
 DEALER = ["7D", "TC"]

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from settlement.details import distinct_details, stored_detail
+from settlement.selectors import PRIVATE_DETAIL
 from tables.engine import settle
 from tables.engine.play import deal_round
-from settlement.selectors import PRIVATE_DETAIL
 
 
 def _check(result):

@@ -5,12 +5,12 @@ from decimal import Decimal
 import pytest
 
 from accounts.models import LedgerTransaction
+from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR
 from settlement import disputes
 from settlement.exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, NoBets, NotOwnBets, ReasonRequired
 from settlement.models import Dispute, OperatorAction
-from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR
-from tests.factories import PlayerFactory, UserFactory, make_operator
 from tables.exceptions import IllegalTransition
+from tests.factories import PlayerFactory, UserFactory, make_operator
 from wagering.models import Bet
 
 from .helpers import FUNDS, balance, played_round

@@ -12,8 +12,8 @@ from django.db import connection
 from accounts.models import LedgerTransaction
 from settlement import tasks
 from settlement.voids import void_round
-from tables.services import suspend
 from tables.models import Round
+from tables.services import suspend
 from tests.factories import BoundlessTableFactory
 from wagering.models import Bet
 
@@ -87,9 +87,9 @@ def test_void_racing_settle_never_pays_and_refunds_both(celery_workers):
     for i in range(4):
         round_, players = played_round()  # settle_round is queued on commit ...
         void_round(round_id=round_.pk, reason="race", actor="operator:test")  # ... and races this void
-        wait_for(lambda: done(workers) >= i + 1, what="the settle task")
+        wait_for(lambda i=i: done(workers) >= i + 1, what="the settle task")
         assert state(round_) == Round.State.VOIDED
-        for rid, p in players.items():  # every stake back, no return kept
+        for p in players.values():  # every stake back, no return kept
             assert balance(p) == FUNDS
         bets = Bet.objects.filter(round=round_)
         paid = {b.pk for b in bets if LedgerTransaction.objects.filter(key=f"payout:{b.pk}").exists()}
@@ -107,7 +107,7 @@ def test_void_and_settle_at_once_in_two_threads():
         round_, players = played_round()
         barrier = threading.Barrier(2)
 
-        def run(fn, **kwargs):
+        def run(fn, barrier=barrier, **kwargs):
             barrier.wait()
             try:
                 fn(**kwargs)

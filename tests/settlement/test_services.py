@@ -9,17 +9,16 @@ from django.utils import timezone
 
 from accounts.models import Account
 from accounts.services import withdraw
-from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
-from settlement.services import resettle_round, settle_round
-from settlement.voids import void_overdue_rounds, void_round
 from settlement.exceptions import AlreadyResettled, ReasonRequired
+from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
 from settlement.models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 from settlement.results import record_result
-from tables.services import suspend
-from tables.models import Round
-from tests.factories import BoundlessTableFactory, UserFactory
-from settlement.voids import cancel
+from settlement.services import resettle_round, settle_round
+from settlement.voids import cancel, void_overdue_rounds, void_round
 from tables.exceptions import IllegalTransition, InvalidRecord
+from tables.models import Round
+from tables.services import suspend
+from tests.factories import BoundlessTableFactory, UserFactory
 from wagering.models import Bet
 
 from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for

@@ -12,8 +12,8 @@ from accounts.exceptions import IdempotencyConflict
 from accounts.models import LedgerTransaction
 from tables.models import RoundEvent
 from tests.factories import BoundlessTableFactory, PlayerFactory, PremiumTableFactory, RoundFactory
-from wagering.placement import place_bet, place_bets
 from wagering.models import Bet
+from wagering.placement import place_bet, place_bets
 
 from .helpers import balance, sit
 

@@ -7,10 +7,10 @@ import pytest
 from django.db import connection
 
 from accounts.models import LedgerTransaction
-from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory
 from settlement.voids import cancel
-from wagering.placement import place_bet
+from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory
 from wagering.models import Bet
+from wagering.placement import place_bet
 
 from .helpers import balance
 

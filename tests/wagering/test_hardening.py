@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 
 from accounts.exceptions import InvalidAmount
-from accounts.money import parse_amount
 from accounts.models import LedgerTransaction
+from accounts.money import parse_amount
 from tables.models import Round, RoundEvent
 from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory
 from wagering.models import Bet

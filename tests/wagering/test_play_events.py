@@ -3,10 +3,10 @@
 
 import pytest
 
+from tables.exceptions import IllegalTransition, InvalidInput
 from tables.models import RoundEvent
 from tables.services import report_play
 from tests.factories import RoundFactory
-from tables.exceptions import IllegalTransition, InvalidInput
 from wagering.closing import close_betting
 
 pytestmark = pytest.mark.django_db

@@ -7,17 +7,32 @@ import pytest
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, InvalidAmount
 from accounts.models import Player
 from settlement.results import record_result
-from tables.services import open_round, resume, suspend
-from tables.models import Round, RoundEvent, Seat, Shoe
-from tests.factories import (BoundlessTableFactory, ClassicTableFactory, CurrencyFactory, PlayerFactory,
-                             PremiumTableFactory, RoundFactory, TableFactory)
 from settlement.voids import cancel
-from wagering.closing import close_betting
-from wagering.extras import add_extra_stake, add_extra_stakes
-from wagering.placement import place_bet
-from wagering.exceptions import BehindOwnSeat, BettingClosed, InvalidExtra, LimitExceeded, SeatNotAllowed, SeatTaken, SideBetUnavailable
 from tables.exceptions import IllegalTransition, NotFound
+from tables.models import Round, RoundEvent, Seat, Shoe
+from tables.services import open_round, resume, suspend
+from tests.factories import (
+    BoundlessTableFactory,
+    ClassicTableFactory,
+    CurrencyFactory,
+    PlayerFactory,
+    PremiumTableFactory,
+    RoundFactory,
+    TableFactory,
+)
+from wagering.closing import close_betting
+from wagering.exceptions import (
+    BehindOwnSeat,
+    BettingClosed,
+    InvalidExtra,
+    LimitExceeded,
+    SeatNotAllowed,
+    SeatTaken,
+    SideBetUnavailable,
+)
+from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.models import Bet, BetExtra
+from wagering.placement import place_bet
 
 from .helpers import balance, keys, sit
 

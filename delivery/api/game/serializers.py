@@ -5,9 +5,8 @@ and response shapes."""
 
 from rest_framework import serializers
 
-from tables.models import Round, RoundEvent
-
 from delivery.api.common import AmountField, ErrorSerializer, StrictBooleanField, StrictCharField, StrictIntegerField
+from tables.models import Round, RoundEvent
 from wagering.models import Bet, BetExtra
 
 

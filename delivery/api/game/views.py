@@ -5,20 +5,19 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from delivery.api.common import error_body
 from settlement.results import record_result
-from tables.services import open_round, report_play, resume, suspend
-from tables.models import Round
-
-from . import serializers as s
 from settlement.voids import cancel
+from tables.exceptions import InvalidInput, NotFound
+from tables.models import Round
+from tables.services import open_round, report_play, resume, suspend
 from wagering.closing import close_betting
 from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.placement import place_bet, place_bets
-from delivery.api.common import error_body
-
-from .auth import GameAPIView
-from tables.exceptions import InvalidInput, NotFound
 from wagering.validation import MAX_BATCH
+
+from . import serializers as s
+from .auth import GameAPIView
 
 ERRORS = {code: s.ErrorSerializer for code in (400, 403, 404, 409)}
 

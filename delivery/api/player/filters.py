@@ -9,8 +9,8 @@ from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
 
 from tables.models import Variant
-
 from wagering.models import Bet
+
 from .pagination import MAX_ID
 
 

@@ -9,12 +9,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
-
+from delivery.api.common import StrictCharField, StrictIntegerField
 from settlement.audit import MAX_REASON
 from settlement.models import Dispute
-
 from wagering.models import Bet, BetExtra, bet_money
-from delivery.api.common import StrictCharField, StrictIntegerField
+
 from .pagination import MAX_ID
 
 # The characters Python's str.strip() removes, spelled out so that the schema's ECMA-262 regex and

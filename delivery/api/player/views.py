@@ -17,24 +17,23 @@ from django_filters.rest_framework import DjangoFilterBackend
 from django_filters.utils import translate_validation
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions as drf
+from rest_framework import status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
-from rest_framework import status
 from rest_framework.response import Response
 
 from accounts.models import LedgerEntry
-from accounts.selectors import wallets_of
+from accounts.selectors import ledger_entries_for_player, wallets_of
 from accounts.sql import values_rows
-from settlement.disputes import open_dispute
-from settlement.models import Dispute
-
-from accounts.selectors import ledger_entries_for_player
-from settlement.selectors import bet_ledger_entries, bet_replay, round_public
-from wagering import selectors
 from delivery.api.common import ErrorSerializer, SafeJSONParser
 from delivery.api.common import exception_handler as game_exception_handler
+from settlement.disputes import open_dispute
+from settlement.models import Dispute
+from settlement.selectors import bet_ledger_entries, bet_replay, round_public
+from wagering import selectors
 from wagering.models import Bet
+
 from . import serializers as s
 from .authentication import CachedTokenAuthentication
 from .filters import BetFilter

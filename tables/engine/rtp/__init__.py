@@ -8,8 +8,14 @@
 - dealer helpers: ``dealer_probs``, ``dealer_probs_exact``, ``bust_card_count_distribution``,
   ``dealer_bust_probability``
 """
-from .dealer import (bust_card_count_distribution, dealer_bust_probability,
-                     dealer_outcome_distribution, dealer_probs, dealer_probs_exact, full_shoe)
+from .dealer import (
+                     bust_card_count_distribution,
+                     dealer_bust_probability,
+                     dealer_outcome_distribution,
+                     dealer_probs,
+                     dealer_probs_exact,
+                     full_shoe,
+)
 from .maingame import MainGameResult, clear_caches, main_game_ev
 from .params import AnalysisRules, analysis_rules_for, from_ruleset
 from .report import report

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 OUTCOMES = ("17", "18", "19", "20", "21", "bust", "blackjack")
 BUST, BJ = 5, 6
@@ -52,7 +52,7 @@ def _dealer_stops(hard: int, has_ace: bool, hits_soft_17: bool):
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def dealer_hands(up: int, hits_soft_17: bool = False) -> tuple:
     """Every final dealer hand from up card ``up`` (rank index) as ``(drawn, orders, outcome)``.
 
@@ -92,7 +92,7 @@ def dealer_probs_exact(shoe: tuple, up: int, hits_soft_17: bool = False) -> tupl
     """Exact dealer outcome probabilities (Fractions, OUTCOMES order) for up card ``up`` drawn
     from a shoe ``shoe`` that no longer contains it (RULES 2, 3). Reference implementation."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def rec(shoe, hard, has_ace, n):
         if n == 2 and has_ace and hard == 11:
             res = [Fraction(0)] * 7
@@ -155,7 +155,7 @@ def _factor(terms, lines, counter):
     return name
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(up: int, hits_soft_17: bool, bust_only: bool):
     """Compile the dealer polynomial of up card ``up`` into a Python function.
 
@@ -233,7 +233,7 @@ def _falling(n: int, k: int) -> int:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def dealer_final_distribution(decks: int = 8, hits_soft_17: bool = False) -> tuple:
     """Exact law (Fractions) of the dealer's final hand from a full shoe, the dealer always
     completing: ``((outcome_index, cards_in_hand), probability)`` pairs (RULES 2, 3).

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .dealer import (BJ, BUST, TEN, ACE, dealer_blackjack, dealer_bust, dealer_probs,
-                     full_shoe, hand_total)
+from .dealer import ACE, BJ, BUST, TEN, dealer_blackjack, dealer_bust, dealer_probs, full_shoe, hand_total
 from .params import AnalysisRules, coerce
 
 ZERO = (0,) * 10

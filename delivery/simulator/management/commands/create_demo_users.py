@@ -10,8 +10,8 @@ from rest_framework.authtoken.models import Token
 
 from accounts.models import Currency, Player
 from accounts.services import create_player, deposit, wallet_for
-from delivery.simulator.demo import DEPOSIT
 from delivery.api.game.auth import GAME_SERVER_GROUP
+from delivery.simulator.demo import DEPOSIT
 
 #: The demo player is the simulator's first real player, so its bet history is not empty.
 OPERATOR, PLAYER, GAME_SERVER = "demo-operator", "demo-real-0001", "demo-game-server"

@@ -3,10 +3,9 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from delivery.simulator.config import SimConfig
-from delivery.simulator.runner import run_simulation
-from delivery.simulator.config import CURRENCIES, VARIANTS
+from delivery.simulator.config import CURRENCIES, VARIANTS, SimConfig
 from delivery.simulator.report import build_report, format_report
+from delivery.simulator.runner import run_simulation
 
 
 def _names(value, allowed):
