@@ -9,9 +9,13 @@ TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
 TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
             CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 CACHE_URL=redis://127.0.0.1:6379/2 \
             SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
+# The zero-setup default (what `make run` uses with no environment): SQLite, tasks in-process.
+SQLITE_ENV := env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND -u CACHE_URL ENV_FILE=/dev/null \
+              SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
+PYTEST := $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider
 
 BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp
-.PHONY: install run test services $(BENCHES)
+.PHONY: install install-test run test services $(BENCHES)
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +23,13 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/pip install -q -r requirements.txt
 	touch $@
 
+# The test and benchmark tools, on top of the runtime.
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+	$(VENV)/bin/pip install -q -r requirements-test.txt
+	touch $@
+
 install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
 
 .env:
 	printf 'DEBUG=true\nSECRET_KEY=%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
@@ -42,9 +52,16 @@ run: install .env
 services:
 	bash tests/services.sh
 
-test: install services
-	$(TEST_ENV) $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider tests
+# make test: what a reviewer checks (lint and import order, migrations in step with the models),
+# then the suite on the production stack (PostgreSQL, Redis, real workers, Chromium; the import
+# contract is tests/test_architecture.py), then on the zero-setup default (SQLite, in-process tasks;
+# tests marked postgresql are skipped there).
+test: install-test services
+	$(VENV)/bin/ruff check --no-cache .
+	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run
+	$(TEST_ENV) $(PYTEST) tests
+	$(SQLITE_ENV) $(PYTEST) -m "not postgresql" tests
 
 # Benchmarks use their own database, blackjack_bench (created by tests/services.sh).
-$(BENCHES): bench-%: install services
+$(BENCHES): bench-%: install-test services
 	$(TEST_ENV) DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) -m tests.bench.$*

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db.models import Count, F, Q, Sum
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Round
 
-from .models import Account, LedgerEntry, LedgerTransaction
+from .models import MONEY, Account, LedgerEntry, LedgerTransaction
 
 
 @dataclass
@@ -48,8 +48,11 @@ def reconcile(limit=20):
     mixed = (LedgerEntry.objects.exclude(account__currency_id=F("transaction__currency_id"))
              .values_list("transaction__key", flat=True).distinct()[:limit])
     report.breaches += [f"transaction {key} mixes currencies" for key in mixed]
+    # Sums rounded to the money columns' decimals: exact on PostgreSQL; on SQLite, which adds
+    # decimals as binary floats, the rounding gives back the exact amount.
     drifted = (Account.objects.filter(kind=Account.Kind.WALLET)
-               .annotate(total=Coalesce(Sum("entries__amount"), Decimal(0))).exclude(balance=F("total"))
+               .annotate(total=Round(Coalesce(Sum("entries__amount"), Decimal(0)), MONEY["decimal_places"]))
+               .exclude(balance=F("total"))
                .values_list("pk", "balance", "total")[:limit])
     for pk, balance, total in drifted:
         report.breaches.append(f"wallet {pk} balance {balance} differs from its entries {total}")
@@ -59,7 +62,8 @@ def reconcile(limit=20):
         line = f"wallet {account.pk} ({account}) is negative: {account.balance}"
         (report.flagged if account.negative_flagged else report.breaches).append(line)
     sums = (LedgerEntry.objects.values("account__currency_id", "account__kind")
-            .annotate(total=Sum("amount")).order_by("account__currency_id", "account__kind"))
+            .annotate(total=Round(Sum("amount"), MONEY["decimal_places"]))
+            .order_by("account__currency_id", "account__kind"))
     for row in sums:
         report.totals.setdefault(row["account__currency_id"], {})[row["account__kind"]] = row["total"]
     for currency, by_kind in report.totals.items():

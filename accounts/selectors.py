@@ -33,7 +33,11 @@ def player_wallets(players, currency):
     deferred)."""
     if connection.vendor == "postgresql":
         return {w.player_id: w for w in pg.wallets(currency, players)}
-    return {w.player_id: w for w in wallets_in(currency).filter(player__in=players)}
+    found = {w.player_id: w for w in Account.objects.filter(kind=Account.Kind.WALLET, currency=currency,
+                                                             player__in=players)}
+    for wallet in found.values():
+        wallet.currency = currency
+    return found
 
 
 def ledger_entries_for_player(player):

@@ -80,9 +80,15 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # SQLite serialises writers; wait for the lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # SQLite has one writer at a time. Each transaction takes the write lock when it begins
+    # (IMMEDIATE), so two requests never deadlock upgrading a read lock; a writer waits up to
+    # ``timeout`` seconds for it; readers go on beside the writer (write-ahead log). Tests use a
+    # file too: an in-memory database's shared cache refuses a busy table instead of waiting.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "timeout": env.int("SQLITE_BUSY_TIMEOUT", default=20), "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"})
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = str(BASE_DIR / "test-db.sqlite3")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

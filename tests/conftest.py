@@ -1,15 +1,36 @@
-"""Shared test fixtures. The suite runs on PostgreSQL and Redis (see `make test`)."""
+"""Shared test fixtures. ``make test`` runs the suite twice: on PostgreSQL with a Redis broker and
+real worker processes (the production stack), and on SQLite with tasks run in-process (the
+zero-setup default of ``make run``). Tests marked ``postgresql`` need the production stack
+(PostgreSQL's own statements and triggers, Redis, worker processes) and are skipped on SQLite."""
 
 import pytest
+from django.conf import settings
 
 from tests.workers import Worker, purge_queues
 
 
+def on_postgresql():
+    """True when the suite runs on PostgreSQL (the production stack), False on SQLite."""
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+def pytest_collection_modifyitems(config, items):
+    if on_postgresql():
+        return
+    skip = pytest.mark.skip(reason="needs the production stack (PostgreSQL, Redis, worker processes)")
+    for item in items:
+        if "postgresql" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def celery_workers(transactional_db, tmp_path):
-    """Start real Celery worker processes: ``start(name, concurrency=1, extra_env=None) -> Worker``.
+    """Start real Celery worker processes: ``start(name, concurrency=1, extra_env=None) -> Worker``
+    (PostgreSQL and Redis only: a test using them is marked ``postgresql``).
 
     The broker is purged before and after; every worker is stopped at the end of the test."""
+    if not on_postgresql():
+        pytest.fail("real workers need PostgreSQL and Redis: mark the test postgresql")
     purge_queues()
     started = []
 

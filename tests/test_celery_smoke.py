@@ -1,10 +1,12 @@
 """A real worker process on the Redis broker runs a task that reaches the test database."""
 
+import pytest
 from django.conf import settings
 
 from config.celery import health_check
 
 
+@pytest.mark.postgresql
 def test_real_worker_runs_a_task_on_redis(celery_workers):
     assert settings.CELERY_BROKER_URL.startswith("redis://")
     assert not settings.CELERY_TASK_ALWAYS_EAGER

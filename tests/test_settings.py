@@ -27,3 +27,15 @@ def test_secret_key_is_required_when_debug_is_off(tmp_path):
     env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
     result = manage("check", env=env)
     assert result.returncode != 0 and "SECRET_KEY" in result.stderr
+
+
+def test_runtime_requirements_ship_no_test_tools():
+    """``make run`` installs requirements.txt only: test and benchmark tools stay in requirements-test.txt."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    runtime = {line.split("==")[0].lower() for line in (root / "requirements.txt").read_text().splitlines()
+               if line and not line.startswith("#")}
+    assert not runtime & {"pytest", "pytest-django", "playwright", "schemathesis", "hypothesis", "faker",
+                          "factory-boy", "factory_boy", "ruff", "grimp"}
+    assert "-r requirements.txt" in (root / "requirements-test.txt").read_text().splitlines()

@@ -245,6 +245,7 @@ def test_adjustments_credit_and_debit(wallet, house):
         ledger.post_adjustment(wallet=wallet, house=house, amount="-5.01", key="adjust:3")
 
 
+@pytest.mark.postgresql
 def test_ledger_rows_are_immutable(wallet):
     txn = ledger.deposit(wallet=wallet, amount="1.00", key="dep:i")
     entry = txn.entries.first()

@@ -19,6 +19,7 @@ def _settings():
     return execute_binary("SELECT current_setting('enable_seqscan'), current_setting('jit')", [])[0]
 
 
+@pytest.mark.postgresql
 def test_planner_settings_hold_for_the_statement_and_are_restored_after():
     with transaction.atomic():
         execute_binary("SELECT set_config('jit', 'off', true)", [])  # the caller's own setting survives
@@ -29,6 +30,7 @@ def test_planner_settings_hold_for_the_statement_and_are_restored_after():
         assert _settings() == ("on", "off")
 
 
+@pytest.mark.postgresql
 def test_number_arrays_round_trip_exactly_and_refuse_what_is_not_a_number():
     amounts = [Decimal("0.01"), Decimal("-12.50"), Decimal("123456789012.3400"), Decimal(7)]
     assert execute_binary("SELECT %s::numeric[]", [number_array(amounts)]) == [(amounts,)]

@@ -52,3 +52,8 @@ def officer(db):
 @pytest.fixture
 def supervisor(db):
     return make_operator(SUPERVISOR)
+
+
+def lists_bet(page, bet):
+    """True when the Bet Record ``page`` (HTML) lists ``bet`` (its change link)."""
+    return f'href="/admin/wagering/bet/{bet.pk}/change/' in page

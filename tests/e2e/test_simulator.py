@@ -1,6 +1,7 @@
-"""End to end: the table simulator against PostgreSQL, a real Redis broker and a real Celery worker
-(issue 8). One run of 300+ rounds across the three variants with faults switched on, then the
-platform's invariants; and the simulator's shoes as persisted (RULES 1)."""
+"""End to end: the table simulator against the platform, on PostgreSQL with a real Redis broker and
+a real Celery worker, and on SQLite with settlement in-process (what ``make run`` does). One run of
+300+ rounds across the three variants with faults switched on, then the platform's invariants; and
+the simulator's shoes as persisted (RULES 1)."""
 
 from collections import Counter
 from decimal import Decimal
@@ -13,6 +14,7 @@ from delivery.simulator.report import build_report, ratio_ci
 from delivery.simulator.runner import run_simulation
 from tables.engine import card_value
 from tables.models import Round, RoundEvent, Shoe
+from tests.conftest import on_postgresql
 from wagering.models import Bet, BetExtra
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,9 +25,10 @@ def _tables(result):
 
 
 @pytest.fixture
-def run(celery_workers):
-    """A fresh simulation with one real worker: ``run(**SimConfig fields) -> SimulationResult``."""
-    celery_workers("sim", concurrency=2)
+def run(request):
+    """A fresh simulation (with a real worker on PostgreSQL): ``run(**SimConfig fields) -> SimulationResult``."""
+    if on_postgresql():
+        request.getfixturevalue("celery_workers")("sim", concurrency=2)
 
     def simulate(**config):
         return run_simulation(SimConfig(settle_timeout=180, **config), progress=False)

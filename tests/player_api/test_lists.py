@@ -129,6 +129,7 @@ def test_throttled_per_player(api, bob, eur):
     cache.clear()
 
 
+@pytest.mark.postgresql
 def test_throttle_counter_is_one_expiring_redis_key(db):
     from django.core.cache import caches
     from django.core.cache.backends.redis import RedisCache

@@ -51,6 +51,7 @@ def assert_paid_once(round_, players):
         assert balance(players[rid]) == FUNDS - STAKED[rid] + expected
 
 
+@pytest.mark.postgresql
 def test_duplicate_delivery_to_two_workers_pays_each_bet_once(celery_workers):
     workers = [celery_workers("dup-a", concurrency=2), celery_workers("dup-b", concurrency=2)]
     round_, players = played_round()  # record_result queues the task once
@@ -63,6 +64,7 @@ def test_duplicate_delivery_to_two_workers_pays_each_bet_once(celery_workers):
     assert round_.events.filter(kind="settled").count() == 1
 
 
+@pytest.mark.postgresql
 @pytest.mark.parametrize("point", ["before", "inside", "after"])
 def test_worker_killed_mid_settlement_then_the_redrive_completes_it(celery_workers, point):
     pause = f"{point}:settlement.settle_round"
@@ -81,6 +83,7 @@ def test_worker_killed_mid_settlement_then_the_redrive_completes_it(celery_worke
     assert round_.events.filter(kind="settled").count() == 1
 
 
+@pytest.mark.postgresql
 def test_void_racing_settle_never_pays_and_refunds_both(celery_workers):
     workers = [celery_workers("race", concurrency=2)]
     outcomes = set()
@@ -125,6 +128,7 @@ def test_void_and_settle_at_once_in_two_threads():
         assert all(balance(p) == FUNDS for p in players.values())
 
 
+@pytest.mark.postgresql
 def test_poison_record_fails_once_and_other_rounds_still_settle(celery_workers):
     workers = [celery_workers("poison")]
     table = BoundlessTableFactory()
@@ -143,6 +147,7 @@ def test_poison_record_fails_once_and_other_rounds_still_settle(celery_workers):
     assert done(workers) == 5 and log.count(" succeeded in ") == 5  # 1 on record + 3 sent + 1 good: no storm
 
 
+@pytest.mark.postgresql
 def test_beat_redrives_a_lost_task_and_voids_a_round_suspended_too_long(celery_workers):
     round_, players = played_round()  # its task is queued with no worker running ...
     from tests.workers import purge_queues

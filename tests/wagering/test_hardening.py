@@ -6,7 +6,6 @@ import json
 from decimal import Decimal
 
 import pytest
-from django.db import connection
 
 from accounts.exceptions import InvalidAmount
 from accounts.models import LedgerTransaction
@@ -182,7 +181,7 @@ def test_nul_in_event_payloads_is_invalid_input(eur, game_client, payload):
     assert RoundEvent.objects.count() == before
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL refuses NUL in text and jsonb")
+@pytest.mark.postgresql  # PostgreSQL refuses NUL in text and jsonb
 def test_nul_bytes_never_reach_postgresql(betting, game_client):
     post, player = betting
     json_error(post(key="a\x00b"), 400, "invalid_input")
@@ -330,6 +329,7 @@ def test_request_fields_take_their_json_type_only(eur, game_client, path, body):
     assert RoundEvent.objects.filter(round_id=round_id).count() == before
 
 
+@pytest.mark.postgresql
 def test_surrogate_pairs_and_large_finite_numbers_are_kept(eur, game_client):
     round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
     body = r'{"events": [{"kind": "card_scanned", "text": "\ud83c\udca1 ok", "x": 1e300}]}'
