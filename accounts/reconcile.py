@@ -51,7 +51,7 @@ def reconcile(limit=20):
     # Sums rounded to the money columns' decimals: exact on PostgreSQL; on SQLite, which adds
     # decimals as binary floats, the rounding gives back the exact amount.
     drifted = (Account.objects.filter(kind=Account.Kind.WALLET)
-               .annotate(total=Round(Coalesce(Sum("entries__amount"), Decimal(0)), MONEY["decimal_places"]))
+               .annotate(total=Coalesce(Round(Sum("entries__amount"), MONEY["decimal_places"]), Decimal(0)))
                .exclude(balance=F("total"))
                .values_list("pk", "balance", "total")[:limit])
     for pk, balance, total in drifted:
