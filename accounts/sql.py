@@ -21,9 +21,9 @@ def execute_binary(sql, params, *, prepare=False, planner=None):
     """Run ``sql`` (PostgreSQL only; placeholders ``%b``, or ``%(name)b`` with a dict; ``%s`` for a
     ``number_array`` literal) with ``params`` (a list or a dict: ``list`` values become arrays, cast
     them in ``sql``: ``%b::bigint[]``; money as ``Decimal``) on Django's connection, in its current
-    transaction. Returns the result rows (a list of tuples; empty for a statement without result). Database errors are raised as Django's (``IntegrityError``…). The
-    statement is logged in ``connection.queries`` as Django's cursor logs (DEBUG, tests counting
-    queries).
+    transaction. Returns the result rows (a list of tuples; empty for a statement without result).
+    Database errors are raised as Django's (``IntegrityError``…). The statement is logged in
+    ``connection.queries`` as Django's cursor logs (DEBUG, tests counting queries).
 
     ``prepare=True``: run ``sql`` as a prepared statement of the connection (parsed once; planned
     once when PostgreSQL finds its generic plan as good as a custom one, which it does when the
