@@ -21,7 +21,7 @@ class InsufficientFunds(LedgerError):
 
 class CurrencyMismatch(LedgerError):
     """The accounts of one transaction are in different currencies (real and play-for-fun money
-    never meet, RULES.md 9)."""
+    never meet, RULES 9)."""
 
     code = "currency_mismatch"
 

@@ -1,5 +1,5 @@
 """Players, currencies, ledger accounts (player wallets, house and cashier accounts) and the
-double-entry ledger. Balances change only through ``accounts.ledger``; rows here are never
+double-entry ledger. Balances change only through ``accounts.services.post``; rows here are never
 edited by hand (ledger rows are immutable, enforced in ``save``/``delete`` and by a database trigger
 on PostgreSQL)."""
 
@@ -14,7 +14,7 @@ MONEY = {"max_digits": 20, "decimal_places": 4}
 
 class Currency(models.Model):
     """A currency: ISO-like ``code`` (``EUR``), ``minor_units`` (2 = cents) and whether it is a
-    play-for-fun currency (RULES.md 9: such money never sits at a seat and never meets real money)."""
+    play-for-fun currency (RULES 9: such money never sits at a seat and never meets real money)."""
 
     code = models.CharField(max_length=8, primary_key=True)
     name = models.CharField(max_length=64, blank=True)

@@ -6,7 +6,7 @@ from .models import Account, Player
 from .sql import BY_KEY, execute_binary, instances, number_array, select_list
 
 #: The columns of a wallet and its player that placing bets and posting stakes read; the others
-#: are deferred (their reading and parsing, timestamps above all, was most of the query's time).
+#: are deferred, so that these hot paths do not read and parse them (timestamps above all).
 WALLET_FIELDS = {"id", "kind", "currency_id", "player_id", "balance", "negative_flagged"}
 PLAYER_FIELDS = {"id", "code", "account_kind"}
 
@@ -31,9 +31,9 @@ def lock_wallets_by_code(currency, codes):
 
 def wallets(currency, player_ids):
     """The wallets in ``currency`` (a ``Currency``, set on each) of the players ``player_ids`` (ints),
-    found through the player index one by one whatever the estimates (``BY_KEY``): for the 10,000
-    winners of a round the planner scanned every wallet. Returns a list of ``Account``; the fields
-    outside ``WALLET_FIELDS`` are deferred."""
+    found through the player index one by one whatever the planner's estimates (``BY_KEY``), so that
+    a round with many winners never scans the whole wallet table. Returns a list of ``Account``;
+    the fields outside ``WALLET_FIELDS`` are deferred."""
     rows = execute_binary(
         f"""SELECT {select_list(Account, "a", WALLET_FIELDS)}
             FROM unnest(%s::bigint[]) AS p(id) JOIN {Account._meta.db_table} AS a ON a.player_id = p.id

@@ -18,7 +18,8 @@ def account_balance(account):
 
 def wallets_of(player):
     """The player's wallets with their currencies, ordered by currency code."""
-    return Account.objects.filter(kind=Account.Kind.WALLET, player=player).select_related("currency").order_by("currency_id")
+    return (Account.objects.filter(kind=Account.Kind.WALLET, player=player)
+            .select_related("currency").order_by("currency_id"))
 
 
 def wallets_in(currency):

@@ -53,7 +53,7 @@ def _same_movement(existing, posting):
 
 
 #: ``LedgerTransaction``'s columns in model order: ``from_db`` builds a written transaction from them
-#: (positional, about half the cost of keyword ``__init__``, for the 10,000s of a bulk post).
+#: (positional, cheaper than keyword ``__init__`` for the many transactions of a bulk post).
 _TRANSACTION_FIELDS = ("id", "key", "kind", "currency_id", "memo", "created_at")
 
 
@@ -69,8 +69,8 @@ def post(postings, *, allow_negative=False):
     money; with a different movement it raises ``IdempotencyConflict``. Returns the transactions in
     the order of ``postings``. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
     (a debit would leave a wallet below zero; with ``allow_negative`` it may, and is flagged instead:
-    reversals only, issue "void from SETTLED"; a credit to a wallet a reversal left negative is
-    always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
+    reversals only, voiding or correcting a SETTLED round; a credit to a wallet a reversal left
+    negative is always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
     one call).
 
     Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing is ONE
@@ -304,7 +304,7 @@ def post_return(*, wallet, house, amount, key, memo=""):
 
 
 def refund(*, wallet, house, amount, key, memo=""):
-    """Give a stake back in full (a void, RULES.md 10; ``refund:<bet>``) from ``house`` to ``wallet``."""
+    """Give a stake back in full (a void, RULES 10; ``refund:<bet>``) from ``house`` to ``wallet``."""
     return post_one(key=key, kind=Kind.REFUND, source=house, destination=wallet, amount=amount, memo=memo)
 
 

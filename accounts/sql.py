@@ -1,10 +1,10 @@
 """Statements on PostgreSQL with parameters sent in binary, for the ledger's hot path and bulk writes.
 
 Django's psycopg cursor binds parameters on the client: a list becomes an array literal, every
-element quoted and escaped in Python (for 60,000 JSON texts, most of a settlement's time). Here the
-parameters go to the server in binary (``%b`` placeholders), length-prefixed, never escaped, except
-arrays of numbers: one text literal each (``number_array``, ``%s``), which is faster to build. A
-statement may run with planner settings of its own (``BY_KEY``)."""
+element quoted and escaped in Python, which is slow for the thousands of values of a bulk write.
+Here the parameters go to the server in binary (``%b`` placeholders), length-prefixed, never
+escaped, except arrays of numbers: one text literal each (``number_array``, ``%s``), which is
+cheaper to build. A statement may run with planner settings of its own (``BY_KEY``)."""
 
 import time
 
@@ -19,13 +19,11 @@ ONLY_WHEN_ASKED = 2**31 - 1
 
 def execute_binary(sql, params, *, prepare=False, planner=None):
     """Run ``sql`` (PostgreSQL only; placeholders ``%b``, or ``%(name)b`` with a dict; ``%s`` for a
-    ``number_array`` literal) with ``params``
-    (a list or a dict: ``list`` values become arrays, cast them in ``sql``: ``%b::bigint[]``;
-    money as ``Decimal``) on Django's
-    connection, in its current transaction. Returns the result rows (a list of tuples; empty for a
-    statement without result). Database errors are raised as Django's (``IntegrityError``…). The
-    statement is logged in ``connection.queries`` as Django's cursor logs (DEBUG, tests counting
-    queries).
+    ``number_array`` literal) with ``params`` (a list or a dict: ``list`` values become arrays, cast
+    them in ``sql``: ``%b::bigint[]``; money as ``Decimal``) on Django's connection, in its current
+    transaction. Returns the result rows (a list of tuples; empty for a statement without result).
+    Database errors are raised as Django's (``IntegrityError``…). The statement is logged in
+    ``connection.queries`` as Django's cursor logs (DEBUG, tests counting queries).
 
     ``prepare=True``: run ``sql`` as a prepared statement of the connection (parsed once; planned
     once when PostgreSQL finds its generic plan as good as a custom one, which it does when the
@@ -53,11 +51,10 @@ def execute_binary(sql, params, *, prepare=False, planner=None):
 
 #: Planner settings (``execute_binary(planner=...)``) of a bulk statement that reaches its rows by
 #: key only (wallets by id or player; thousands of them). The planner costs every page as a disk
-#: read and, for 10,000 of 650,000 wallets, chose sequential scans of the whole table (70 ms each;
-#: an index scan took 12 ms; PostgreSQL's time for a 10,000-payout ``post`` 622-709 -> 500-564 ms),
-#: which grow with the table; and a statement joining CTEs or arrays, which have no statistics, is
-#: estimated at millions of rows, for which PostgreSQL compiles it (JIT: 72 ms for the wallets of
-#: one settlement) longer than it runs.
+#: read and may choose a sequential scan of the whole table, whose cost grows with the table,
+#: where an index scan reaches only the rows asked for: ``enable_seqscan`` off. A statement joining
+#: CTEs or arrays, which have no statistics, is estimated at millions of rows, for which PostgreSQL
+#: would JIT-compile it, taking longer than running it: ``jit`` off.
 BY_KEY = {"jit": "off", "enable_seqscan": "off"}
 
 
@@ -93,16 +90,16 @@ NUMBER_TYPES = ("bigint", "integer", "numeric")
 def number_array(values):
     """``values`` (``int`` or finite ``Decimal``, no None) as ONE PostgreSQL array literal
     (``"{1,2.50}"``), for a text placeholder cast to a ``NUMBER_TYPES`` array (``%s::numeric[]``).
-    For bulk arrays of numbers: psycopg dumps each element of a list in Python, a ``Decimal`` to
-    binary in about 2 µs; joining their ``str`` takes a tenth of that, and PostgreSQL parses the
-    text as fast. A value that is not a number makes PostgreSQL refuse the statement."""
+    For bulk arrays of numbers: psycopg dumps each element of a list in Python, one by one, while
+    joining their ``str`` is much cheaper, and PostgreSQL parses the text as fast. A value that is
+    not a number makes PostgreSQL refuse the statement."""
     return "{" + ",".join(map(str, values)) + "}"
 
 
 def values_rows(queryset):
     """The rows of a ``.values()`` queryset (a list of dicts, as iterating it gives), on PostgreSQL
     run as a prepared statement: parsed and planned once per connection and query shape instead
-    of per call (planning a list page's joins cost more than running them). For a query run often
+    of per call (planning a list page's joins costs more than running them). For a query run often
     for a few rows (a page); on any other database, or another database alias than the one
     ``execute_binary`` runs on (a read replica), the queryset is simply iterated."""
     if connection.vendor != "postgresql" or queryset.db != connection.alias:

@@ -60,4 +60,5 @@ class LookaheadPaginatorMixin:
             number = max(1, int(request.GET.get("p", 1)))
         except ValueError:
             number = 1
-        return self.paginator(queryset, per_page, number, orphans=orphans, allow_empty_first_page=allow_empty_first_page)
+        return self.paginator(queryset, per_page, number, orphans=orphans,
+                              allow_empty_first_page=allow_empty_first_page)

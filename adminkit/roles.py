@@ -9,7 +9,7 @@
 
 The custom permissions hang on the content types of the models they act on; they are created here
 (``get_or_create``), not in model ``Meta``, because the operator site owns no model. ``ensure_roles``
-is idempotent; it runs after every ``migrate`` (``BackofficeConfig``) and from ``create_roles``.
+is idempotent; it runs after every ``migrate`` (``adminkit.apps.AdminkitConfig``) and from ``create_roles``.
 """
 
 from django.contrib.auth.models import Group, Permission

@@ -18,10 +18,10 @@ app.autodiscover_tasks()
 
 
 #: Allocations between two collections of the youngest generation in a worker process (Python's
-#: default: 700). Settling a 60,000-bet round allocates about 500,000 objects, nearly none in
-#: cycles; at 700 the collector ran 750 times, 4 of them over every object of the task, and took
-#: 0.24 s of the settlement's 1 s of Python; at 100,000: 4 times, 0.05 s (``/tmp`` in-process
-#: settle with ``gc.callbacks`` timing). Garbage in cycles then waits a little longer: kilobytes.
+#: default: 700). Settling a big round allocates a great many objects, nearly none in cycles: with
+#: the default the collector runs over and over during one task, some of its runs over every
+#: object of the task; with this threshold it runs rarely. Garbage in cycles then waits a little
+#: longer to be freed, which costs little memory.
 WORKER_GC_THRESHOLD = 100_000
 
 
@@ -31,9 +31,8 @@ def tune_garbage_collector(**kwargs):
     """In a process that runs tasks, once it has loaded Django and the tasks (a prefork pool's
     child: ``worker_process_init``; a solo or threads pool's worker itself: ``worker_ready``):
     move what it loaded out of the garbage collector's reach (``gc.freeze``: those objects live as
-    long as the process, and every full collection a big settlement triggers would traverse them:
-    the engine and detail building of a 60,000-bet round 0.30 -> 0.16 s), and collect the young
-    generation every ``WORKER_GC_THRESHOLD`` allocations."""
+    long as the process, and every full collection a big settlement triggers would traverse them),
+    and collect the young generation every ``WORKER_GC_THRESHOLD`` allocations."""
     gc.freeze()
     gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
 

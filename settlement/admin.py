@@ -269,6 +269,7 @@ class BetPage(BetAdmin):
             line = next(b for b in replay.bets if b.bet.pk == bet.pk)
             settlement = getattr(bet, "settlement", None) if bet.state == Bet.State.SETTLED else None
             extra_context = {**(extra_context or {}), "replay": replay, "line": line, "settlement": settlement,
-                             "ledger_entries": list(bet_ledger_entries(line.bet)), "audit": audit_trail(bet, replay.round),
+                             "ledger_entries": list(bet_ledger_entries(line.bet)),
+                             "audit": audit_trail(bet, replay.round),
                              "disputes": list(bet.disputes.select_related("assignee"))}
         return super().change_view(request, object_id, form_url, extra_context)

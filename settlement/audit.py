@@ -1,4 +1,4 @@
-"""The operator audit trail (ARCHITECTURE: operator actions write who, when, what, why).
+"""The operator audit trail (docs/architecture.md: operator actions write who, when, what, why).
 
 Every operator action service (void, resettle, dispute decision, manual adjustment) calls
 ``require_reason`` first and ``record`` in its own transaction."""

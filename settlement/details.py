@@ -1,10 +1,10 @@
 """The detail settlement stores for each bet (``SettlementDetail.detail``): the engine's
-``BetResult.to_dict()`` (ROUND_RECORD.md "Result": hands, decisions, odds, insurance, side-bet
+``BetResult.to_dict()`` (docs/round-record.md "Result": hands, decisions, odds, insurance, side-bet
 pattern, explanation) without the record's ids (``settlement.selectors.PRIVATE_DETAIL``: ``id``,
 ``player``, ``path``), which the bet row holds and no reader shows.
 
 Without its ids, a detail is the same for every bet settled alike, so it is built and stored once
-per kind of bet, not once per bet (a boundless round of 20,000 players has a few dozen kinds):
+per kind of bet, not once per bet (the many bets of a boundless round fall into few kinds):
 
 - a boundless main bet's detail is fixed by its path (the actions taken; the engine replays each
   path once), its stake and whether it took insurance;

@@ -6,7 +6,7 @@ from tables.exceptions import ServiceError
 
 
 class ReasonRequired(ServiceError):
-    """An operator action without a reason (ARCHITECTURE: every operator action says why)."""
+    """An operator action without a reason (docs/architecture.md: every operator action says why)."""
 
     code = "reason_required"
 

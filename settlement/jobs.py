@@ -28,8 +28,8 @@ def alert_stuck_rounds(*, now=None):
     """A critical ``settlement_stuck`` ``Alert`` for each round still RESULTED more than the setting
     ``SETTLEMENT_STUCK_AFTER_SECONDS`` after its record arrived, once per round: the re-drive has
     sent its task again and again and it keeps failing on an error the service does not turn
-    into SETTLEMENT_FAILED (it is retried each minute; operators now see it). Returns the ids of
-    the rounds alerted."""
+    into SETTLEMENT_FAILED (it is retried each minute; the alert makes operators see it). Returns
+    the ids of the rounds alerted."""
     stuck = unsettled_round_ids(older_than=settings.SETTLEMENT_STUCK_AFTER_SECONDS, now=now)
     known = set(Alert.objects.filter(kind=Alert.Kind.SETTLEMENT_STUCK, round_id__in=stuck)
                 .values_list("round_id", flat=True))

@@ -1,6 +1,7 @@
 """Settlement's rows: the settled details of bets, record corrections, operator alerts, disputes and
-the operator audit trail. Written only by ``settlement.services`` / ``settlement.disputes``;
-money columns use ``accounts.models.MONEY`` (``Decimal`` in the currency's major units).
+the operator audit trail. Written only by settlement's services (``services``, ``disputes``,
+``alerts``, ``audit``, ``jobs``, ``rtp_watch``); money columns use ``accounts.models.MONEY``
+(``Decimal`` in the currency's major units).
 """
 
 from django.conf import settings
@@ -15,12 +16,12 @@ from wagering.models import Bet
 
 
 class SettlementDetail(models.Model):
-    """How bets of ``round`` were settled (ROUND_RECORD.md "Result"): ``detail`` is the engine's
+    """How bets of ``round`` were settled (docs/round-record.md "Result"): ``detail`` is the engine's
     ``BetResult.to_dict()`` (hands with cards, score, outcome, stake, ``odds`` N of N:1 and return
     rounded down to the minor unit (RULES 5); insurance; side-bet ``pattern``), so a page can show
     "stake × (odds + 1), rounded down"; without the record's ids (``settlement.details``), so
-    that bets settled alike share ONE row: a boundless round of 20,000 players writes a few
-    dozen, and each bet points at its own (``Bet.settlement``). ``correction`` is the
+    that bets settled alike share ONE row (the many bets of a boundless round need few rows), and
+    each bet points at its own (``Bet.settlement``). ``correction`` is the
     ``RoundCorrection`` sequence it was computed from (0 = the original record). Never rewritten:
     a resettle writes the correction's own rows and points the bets at them, so the earlier
     details stay as evidence; a void keeps the pointers."""
@@ -37,7 +38,7 @@ class SettlementDetail(models.Model):
 class RoundCorrection(models.Model):
     """A corrected round record after a proven misread card (RULES 10), kept beside the original
     (``Round.record`` never changes): ``sequence`` 1, 2, … per round; the round's effective record is
-    its last correction, else the original (``effective_record``)."""
+    its last correction, else the original (``settlement.selectors.effective_record``)."""
 
     round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="corrections")
     sequence = models.PositiveIntegerField()
@@ -167,7 +168,7 @@ class DisputeNote(models.Model):
 
 
 class OperatorAction(models.Model):
-    """Audit row of one operator action (ARCHITECTURE: who, when, what, why), written by the service
+    """Audit row of one operator action (docs/architecture.md: who, when, what, why), written by the service
     that performs it (``settlement.audit.record``). ``actor`` is the Django user (None for the system,
     e.g. the beat voiding a round suspended too long), ``actor_label`` a readable name
     (``operator:<username>``, ``system``, ``game-server:<user>``). ``target_model`` is a model label

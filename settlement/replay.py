@@ -1,10 +1,11 @@
 """The ROUND REPLAY view-model: one round -> plain dataclasses the operator templates render.
 
-Built ONCE per page from the engine's result (``Round.result_of(record).to_dict()``) of the round's effective record
-(the latest correction if the round was resettled, else the record received), the round's timeline
-(``RoundEvent``) and its bets. Nothing here recomputes a rule: cards, decisions (auto-play marked),
-outcomes, odds and returns all come from ``tables.engine``. A fixed number of queries per round,
-whatever the number of bets (the bet list is capped at ``MAX_BETS``; the Bet Record has the rest).
+Built ONCE per page from the engine's result (``Round.result_of(record).to_dict()``) of the
+round's effective record (the latest correction if the round was resettled, else the record
+received), the round's timeline (``RoundEvent``) and its bets. Nothing here recomputes a rule:
+cards, decisions (auto-play marked), outcomes, odds and returns all come from ``tables.engine``. A
+fixed number of queries per round, whatever the number of bets (the bet list is capped at
+``MAX_BETS``; the Bet Record has the rest).
 """
 
 from dataclasses import dataclass, field

@@ -14,7 +14,7 @@ from .tasks import settle_round
 
 @transaction.atomic
 def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=None):
-    """Take the round record of a CLOSED round (ROUND_RECORD.md): validate it (``check_record``),
+    """Take the round record of a CLOSED round (docs/round-record.md): validate it (``check_record``),
     store it unchanged as evidence, move the round to RESULTED and queue settlement after commit.
     ``cut_card_out``: the cut card came out in this round, the last of its shoe (RULES 1).
     The same record again for a round already RESULTED, SETTLED or SETTLEMENT_FAILED returns the

@@ -1,4 +1,4 @@
-"""The RTP watch (issue 9): observed RTP per table, bet type and rolling window against the exact
+"""The RTP watch: observed RTP per table, bet type and rolling window against the exact
 theoretical figure (``tables.rtp``), with an ``Alert`` (kind ``rtp_deviation``) when they differ by
 more than ``settings.RTP_WATCH_Z`` standard errors. Run by the beat job ``settlement.rtp_watch``.
 

@@ -24,9 +24,10 @@ def effective_record(round_):
 
 def bet_ledger_entries(bet):
     """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
-    transactions. Keys (``wagering.services``, ``settlement.services``): ``stake:<pk>``, each extra
-    stake's key (``double:<pk>``, ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``,
-    ``refund:<pk>`` and ``refund:<extra key>``, ``reverse:<pk>`` and ``resettle:<pk>:<n>``."""
+    transactions. Keys (posted by ``wagering.placement``, ``wagering.extras``, ``wagering.closing``,
+    ``settlement.services``, ``settlement.voids``): ``stake:<pk>``, each extra stake's key
+    (``double:<pk>``, ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``, ``refund:<pk>`` and
+    ``refund:<extra key>``, ``reverse:<pk>`` and ``resettle:<pk>:<n>``."""
     keys = [bet.stake_key(), f"payout:{bet.pk}", bet.refund_key(), f"reverse:{bet.pk}"]
     for extra in bet.extras.all():
         keys += [extra.key, extra.refund_key()]
@@ -60,11 +61,13 @@ def _dealer(cards):
 
 def bet_replay(bet):
     """What the Bet Record shows of ``bet``'s play (``bet.round`` with its table and currency
-    loaded, best with its settlement too, as ``bet_details_for_player`` does): a dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail
-    as settlement stored it (``SettlementDetail.detail``), or, before settlement, as the engine replays
-    the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``; main/behind:
-    ``hands`` (cards, score, outcome, stake, return, odds, ``decisions`` ``[{"action", "by":
-    "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and ``odds``; ``explanation``.
+    loaded, best with its settlement too, as ``wagering.selectors.bet_details_for_player`` does): a
+    dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail as
+    settlement stored it (``SettlementDetail.detail``), or, before settlement, as the engine
+    replays the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``;
+    main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
+    ``[{"action", "by": "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and
+    ``odds``; ``explanation``.
     A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
     a boundless bet only its own path. None while the round has no record."""
     record = effective_record(bet.round)

@@ -47,8 +47,8 @@ def _write_results(round_, results, correction, now):
     detail (``settlement.details``) as one ``SettlementDetail`` of ``correction``, then every bet
     SETTLED with its ``outcome``, ``returned``, ``settled_at=now`` and detail. On PostgreSQL the
     bets take ONE ``UPDATE ... FROM unnest`` (numbers sent as array literals, ``accounts.sql``);
-    they are found through their round (its index), then joined to the rows: joined on the primary
-    key alone, the planner hashed the whole bet table. Elsewhere ``bulk_update``."""
+    they are found through their round (its index), then joined to the rows, so that the planner
+    reads the round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
     details, index = distinct_details(results.values())
     rows = SettlementDetail.objects.bulk_create(
         [SettlementDetail(round=round_, correction=correction, detail=d, settled_at=now) for d in details])
@@ -57,7 +57,8 @@ def _write_results(round_, results, correction, now):
         execute_binary(
             f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
             "settled_at = %b::timestamptz, settlement_id = u.settlement "
-            "FROM unnest(%s::bigint[], %b::varchar[], %s::numeric[], %s::bigint[]) AS u(id, outcome, returned, settlement) "
+            "FROM unnest(%s::bigint[], %b::varchar[], %s::numeric[], %s::bigint[]) "
+            "AS u(id, outcome, returned, settlement) "
             "WHERE b.round_id = %b::bigint AND b.id = u.id",
             [Bet.State.SETTLED, now, number_array(results), [r.outcome for r in results.values()],
              number_array(r.returned for r in results.values()), number_array(settlements), round_.pk])
@@ -122,7 +123,7 @@ def _fail(round_, reason):
 
 @transaction.atomic(durable=True)
 def settle_round(*, round_id):
-    """Settle a RESULTED round (RULES.md 5, 8; ROUND_RECORD.md "Result") with the rules engine, in one
+    """Settle a RESULTED round (RULES 5, 8; docs/round-record.md "Result") with the rules engine, in one
     transaction: every bet SETTLED with its outcome and return, every non-zero return posted
     (``payout:<bet>``), each bet's engine detail kept (``SettlementDetail``), the ``settled`` event,
     the round SETTLED. A round in any other state is left alone (a duplicate or late delivery).
@@ -141,7 +142,8 @@ def settle_round(*, round_id):
         round=round_, state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).values_list("record_id", "pk", "player_id")}
     if bets.keys() != result.bets.keys():
         _fail(round_, f"bets: the record's bets differ from the round's (unknown "
-                      f"{sorted(result.bets.keys() - bets.keys())[:10]}, missing {sorted(bets.keys() - result.bets.keys())[:10]})")
+                      f"{sorted(result.bets.keys() - bets.keys())[:10]}, "
+                      f"missing {sorted(bets.keys() - result.bets.keys())[:10]})")
         return round_
     _settle_locked(round_, result, bets, correction=0)
     return round_
@@ -163,13 +165,13 @@ def preview_resettle(*, round_id, corrected_record):
 
 @transaction.atomic(durable=True)
 def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None, after_correction=None):
-    """Settle a corrected round record after a misread card is proven (RULES.md 10), keeping the
+    """Settle a corrected round record after a misread card is proven (RULES 10), keeping the
     original as evidence: a ``RoundCorrection`` (sequence n) is stored and the corrected record
     settled. A SETTLEMENT_FAILED round is then settled normally (``payout:<bet>``); a SETTLED round
     gets, per bet, only the difference new return - old return, as ``resettle:<bet>:<n>`` (a credit,
     or a debit that may take a wallet negative like a reversal: flagged, with an ``Alert``), its
     bets' outcome, return and detail updated. ``corrected_record``: a round record
-    (ROUND_RECORD.md), validated by the engine against the round's bets (``check_record``).
+    (docs/round-record.md), validated by the engine against the round's bets (``check_record``).
     Writes an ``OperatorAction``. Returns the ``RoundCorrection``. Raises ``NotFound``,
     ``ReasonRequired``, ``IllegalTransition`` (other states), ``InvalidRecord``, ``AlreadyResettled``
     (``after_correction``, the sequence of the correction the operator saw, 0 for none, is no

@@ -25,7 +25,8 @@ RETRY = {"autoretry_for": (OperationalError,), "max_retries": settings.SETTLEMEN
 
 @shared_task(name="settlement.settle_round", **RETRY)
 def settle_round(round_id):
-    """Settle round ``round_id`` (``services.settle_round``); queued by ``settlement.results.record_result`` on commit."""
+    """Settle round ``round_id`` (``services.settle_round``); queued by
+    ``settlement.results.record_result`` on commit."""
     services.settle_round(round_id=round_id)
 
 

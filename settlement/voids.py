@@ -88,7 +88,7 @@ def _void_locked(round_, reason, label, user):
 
 @transaction.atomic
 def void_round(*, round_id, reason, actor, actor_user=None):
-    """Void a round (RULES.md 10): every stake refunded in full, extra stakes (double, split,
+    """Void a round (RULES 10): every stake refunded in full, extra stakes (double, split,
     insurance) included (``refund:<bet>``, ``refund:<extra key>``); bets REFUNDED; round VOIDED.
     Allowed from OPEN, CLOSED, SUSPENDED, RESULTED and SETTLEMENT_FAILED. From SETTLED it is a
     reversal: stakes refunded and every return taken back (``reverse:<bet>``) by new ledger
@@ -105,7 +105,7 @@ def void_round(*, round_id, reason, actor, actor_user=None):
 
 
 def void_overdue_rounds(*, now=None):
-    """Void every round SUSPENDED longer than its table's ``suspend_limit_seconds`` (RULES.md 10: not
+    """Void every round SUSPENDED longer than its table's ``suspend_limit_seconds`` (RULES 10: not
     resolved quickly, the round is cancelled), each in its own transaction, re-checked under the
     round lock (a round resumed meanwhile is left alone). Returns the voided round ids."""
     now = now or timezone.now()

@@ -231,7 +231,7 @@ class RoundColumnMixin:
 @admin.register(RoundEvent)
 class RoundEventAdmin(RoundColumnMixin, ReadOnlyAdmin):
     """Every timeline event; ``?round=<id>`` lists one round's (the link from a round page, which
-    shows only the latest ``MAX_EVENTS``)."""
+    shows only the latest ``settlement.replay.MAX_EVENTS``)."""
 
     list_display = ("round_name", "kind", "actor", "created_at")
     list_filter = ("kind",)

@@ -29,7 +29,8 @@ class NotFound(ServiceError):
 
 
 class IllegalTransition(ServiceError):
-    """A round (or bet) state change the state machine does not allow (ARCHITECTURE: state machines)."""
+    """A round (or bet) state change the state machine does not allow (docs/architecture.md: state
+    machines)."""
 
     code = "illegal_transition"
     status = 409

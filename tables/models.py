@@ -1,8 +1,11 @@
 """Tables, their limits, seats, shoes, rounds and the rounds' append-only timeline.
 
-Rules live in ``tables.engine`` (asked through ``Table.rules()``); writes live in
-``tables.services`` and ``wagering.services``. Money columns use ``accounts.models.MONEY``
-(``Decimal`` in the currency's major units).
+Rules live in ``tables.engine`` (asked through ``Table.rules()``); writes go through the
+services: ``tables.services`` (rounds opened, suspended, resumed; seats freed),
+``wagering.placement`` and ``wagering.closing`` (seats taken, betting closed), and
+``settlement.results``, ``settlement.services`` and ``settlement.voids`` (records taken, rounds
+settled, cancelled and voided). Money columns use ``accounts.models.MONEY`` (``Decimal`` in the
+currency's major units).
 """
 
 from django.conf import settings
@@ -16,7 +19,7 @@ from tables.exceptions import IllegalTransition
 
 
 class Variant(models.TextChoices):
-    """The three variants of RULES.md (the engine's ``VARIANTS``)."""
+    """The three variants of docs/rules.md (the engine's ``VARIANTS``)."""
 
     CLASSIC = "classic", "Classic"
     PREMIUM = "premium", "Premium"
@@ -177,7 +180,7 @@ class Round(models.Model):
     is a reversal (every return taken back, every stake refunded, by new ledger entries).
     ``cancelled_at`` marks a round that was cancelled (RULES 10): it keeps its state until
     settlement's void, takes no bet and makes no other move (``transition`` allows only VOIDED).
-    ``record`` is the round record (ROUND_RECORD.md) as received, kept as evidence, never changed.
+    ``record`` is the round record (docs/round-record.md) as received, kept as evidence, never changed.
     ``pay_tables``: the table's pay-table overrides in force when the round opened; the round is
     priced with them (``rules``) however the table's odds change later (RULES 5, 8).
     """

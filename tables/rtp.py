@@ -1,13 +1,13 @@
-"""Theoretical RTP of the platform's tables (issue 9): the exact analyzer of ``tables.engine.rtp``
+"""Theoretical RTP of the platform's tables: the exact analyzer of ``tables.engine.rtp``
 asked for a table's rules, its report cached as a ``TheoreticalRtp`` row.
 
 The cache key (``rules_key``) is a SHA-256 of the variant and its pay tables in force, so every
 table with the same rules shares one row, and an edited pay table finds (or computes) another.
 A row is shared by the web and worker processes, unlike an in-process cache. Computing a report
-costs ~10 s the first time a process meets a variant's main-game rules (the engine memoises that
-per process; the main game depends on the pay tables only through the blackjack odds) and a few
-milliseconds per side bet, so the admin's save queues ``tables.compute_table_rtp`` and the
-pay-table preview computes inline.
+is slow the first time a process meets a variant's main-game rules (the engine memoises that per
+process; the main game depends on the pay tables only through the blackjack odds) and quick for
+side bets, so the admin's save queues ``tables.compute_table_rtp`` and the pay-table preview
+computes inline.
 
 RTP figures in a report are fractions of the ORIGINAL stake (0.9952 = 99.52%): main game under
 the best composition-dependent strategy, insurance never taken; side bets exact.

@@ -1,4 +1,4 @@
-"""Celery tasks of tables: the theoretical RTP of a table (issue 9, ``tables.rtp``)."""
+"""Celery tasks of tables: the theoretical RTP of a table (``tables.rtp``)."""
 
 from celery import shared_task
 

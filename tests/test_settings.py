@@ -8,7 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "x" * 20 + "-production-like-secret-key-0123456789abcdef",
-              "ALLOWED_HOSTS": "backoffice.example.com", "DATABASE_URL": "sqlite:////tmp/deploy-check.sqlite3", "ENV_FILE": "/dev/null"}
+              "ALLOWED_HOSTS": "backoffice.example.com", "DATABASE_URL": "sqlite:////tmp/deploy-check.sqlite3",
+              "ENV_FILE": "/dev/null"}
 
 
 def manage(*args, env):

@@ -33,7 +33,8 @@ class Worker:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info", "-c", str(concurrency),
-             "-n", f"{name}@%h", "--include", "tests.worker_hooks", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+             "-n", f"{name}@%h", "--include", "tests.worker_hooks", "--without-gossip", "--without-mingle",
+             "--without-heartbeat"],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self._wait_ready()
 

@@ -102,8 +102,9 @@ class BetExtraInline(ReadOnlyInline):
 
 @admin.register(Bet)
 class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
-    """Bet Record list (bounded queries, no COUNT) and bet page. The list fits 1600 px: variant is a filter only, the seat goes with the type, money in the bet's
-    currency (US format, its minor units), times to the second in the operator's zone."""
+    """Bet Record list (bounded queries, no COUNT) and bet page. The list fits 1600 px: variant is a
+    filter only, the seat goes with the type, money in the bet's currency (US format, its minor
+    units), times to the second in the operator's zone."""
 
     list_display = ("id", "placed", "player", "round_link", "type_seat", "stake_shown", "returned_shown",
                     "currency", "state", "outcome")
@@ -156,10 +157,11 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
         return format_money(bet.returned, bet.currency)
 
     def get_urls(self):
-        return [path("export.csv", self.admin_site.admin_view(self.export_csv), name="wagering_bet_export")] + super().get_urls()
+        return [path("export.csv", self.admin_site.admin_view(self.export_csv),
+                     name="wagering_bet_export")] + super().get_urls()
 
     def export_csv(self, request):
-        """The current search as CSV, streamed (``.iterator``): a million rows never sit in memory.
+        """The current search as CSV, streamed (``.iterator``): the rows never all sit in memory.
         A query the list itself refuses (an unknown field, a malformed lookup) goes back to the
         list's "?e=1" page, as the list does."""
         if not self.has_view_permission(request):
@@ -201,5 +203,6 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
         bet = self.get_object(request, object_id)
         if bet is not None:
             extra_context = {**(extra_context or {}),
-                             "subtitle": f"{bet.type} {format_money(bet.stake, bet.currency, code=True)} ({bet.record_id})"}
+                             "subtitle": f"{bet.type} {format_money(bet.stake, bet.currency, code=True)} "
+                                         f"({bet.record_id})"}
         return super().change_view(request, object_id, form_url, extra_context)

@@ -27,8 +27,8 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
     stake and every extra stake (``refund:<bet>``, ``refund:<kind>:<bet>``; RULES 10), mark them
     REFUNDED with outcome ``void`` and ``returned`` = everything they staked (a settled bet's earlier
     return is replaced: its reversal is posted by settlement), and return one unsaved
-    ``bet_refunded`` event per bet. Used by ``close_betting``
-    (seat emptied) and by settlement's ``void_round``."""
+    ``bet_refunded`` event per bet. Used by ``close_betting`` (seat emptied) and by
+    ``settlement.voids`` (a cancelled or voided round)."""
     if not bets:
         return []
     table = round_.table

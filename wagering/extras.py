@@ -52,7 +52,8 @@ class _Extras:
         self.round, self.table = round_, round_.table
         self.rules = round_.rules()
         ids = {r.get("bet") for r in requests if well_typed(check_extra_request, r)}
-        self.bets = {b.record_id: b for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
+        self.bets = {b.record_id: b
+                     for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
         self.wallets = lock_wallets({b.player_id for b in self.bets.values()}, self.table.currency)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}

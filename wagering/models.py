@@ -1,5 +1,6 @@
-"""Bets and their extra stakes (RULES.md 4, 6, 8). Written only by ``wagering.services``; every
-amount here also exists as a ledger transaction (``stake:<bet>``, ``double:<bet>``, …)."""
+"""Bets and their extra stakes (RULES 4, 6, 8). Written only by the services (``wagering.placement``,
+``wagering.extras``, ``wagering.closing``, and ``settlement.services`` when a round is settled);
+every amount here also exists as a ledger transaction (``stake:<bet>``, ``double:<bet>``, …)."""
 
 from django.db import models
 from django.db.models import Q
@@ -82,8 +83,8 @@ class Bet(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     stake = models.DecimalField(**MONEY)
     state = models.CharField(max_length=10, choices=State.choices, default=State.PLACED)
-    #: Bet-level outcomes: the engine's (ROUND_RECORD.md "Result"; side bets win or lose) and
-    #: ``void`` for a bet refunded in full (RULES.md 10).
+    #: Bet-level outcomes: the engine's (docs/round-record.md "Result"; side bets win or lose) and
+    #: ``void`` for a bet refunded in full (RULES 10).
     OUTCOMES = ENGINE_OUTCOMES + ("void",)
 
     outcome = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 (None: not settled yet)
@@ -97,8 +98,8 @@ class Bet(models.Model):
     #: How the bet was settled (``settlement.SettlementDetail``, shared by the round's bets settled
     #: alike), set with ``outcome`` and ``returned``. Not indexed: settling must stay a HOT update.
     #: No constraint in the database either: PostgreSQL would check each settled bet's pointer at
-    #: commit (0.3 s of a 60,000-bet round, ``make bench-settlement``); settlement writes it in the
-    #: transaction that writes the row it points at, and those rows are never deleted (PROTECT).
+    #: commit, a cost that grows with the round; settlement writes it in the transaction that
+    #: writes the row it points at, and those rows are never deleted (PROTECT).
     settlement = models.ForeignKey("settlement.SettlementDetail", on_delete=models.PROTECT, null=True, blank=True,
                                    related_name="bets", db_index=False, db_constraint=False)
 
@@ -149,7 +150,7 @@ class Bet(models.Model):
 def bet_money(stake, extras_total, returned, state):
     """``(staked, returned_total, net)`` of a bet (``Bet.staked`` and the others) from its
     ``stake``, the sum of its extra stakes, its ``returned`` (None until settled) and its
-    ``state``: a refunded bet got everything staked back (RULES.md 10). Amounts are ``Decimal``
+    ``state``: a refunded bet got everything staked back (RULES 10). Amounts are ``Decimal``
     in major units; ``returned_total`` and ``net`` are None while the bet is open."""
     staked = stake + extras_total
     if returned is None and state == Bet.State.REFUNDED:

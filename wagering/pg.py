@@ -42,9 +42,9 @@ def insert_bets(round_, bets, payloads, *, actor, actor_user):
     bet, JSON-able) with the new bet's id added as ``bet``. A column with one value for all the
     bets (the round, the state...) goes as one parameter, the others as arrays. The ids are drawn
     from the bets' sequence first, in order, so that the events need no join back to the inserted
-    rows (whose row-count estimate would make the planner compile the statement: seconds). The
-    instances get their primary keys. Raises ``IntegrityError`` if a bet's idempotency key or
-    record id is taken."""
+    rows (whose row-count estimate would make PostgreSQL JIT-compile the statement, which takes
+    longer than running it). The instances get their primary keys. Raises ``IntegrityError`` if a
+    bet's idempotency key or record id is taken."""
     table, pk = Bet._meta.db_table, Bet._meta.pk.column
     arrays, columns, values, constants = [], [], [], []
     for f in Bet._meta.concrete_fields:

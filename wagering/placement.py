@@ -122,7 +122,8 @@ class _Placement:
         placements = self._placements(player, bet_type, seat_no, stake)
         total = sum(s for _, s in placements)
         if self.available.get(player.pk, 0) < total:
-            raise InsufficientFunds(f"player {player.code} has {self.available.get(player.pk, 0)}, the bet needs {total}")
+            raise InsufficientFunds(f"player {player.code} has {self.available.get(player.pk, 0)}, "
+                                    f"the bet needs {total}")
         record_id = request.get("record_id") or key
         if not isinstance(record_id, str) or record_id in self.record_ids:
             raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")

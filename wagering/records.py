@@ -33,7 +33,7 @@ def _as_json(value):
 
 
 def check_record(round_, record):
-    """Validate ``record`` (a decoded round record, ROUND_RECORD.md) for ``round_`` with the engine
+    """Validate ``record`` (a decoded round record, docs/round-record.md) for ``round_`` with the engine
     and against the bets the platform holds: the same round id, currency and shoe round; the same
     bets (by ``record_id``: player, type, seat and original stake) and, per bet, the extra stakes
     the engine derives from the actions and flags equal to the ``BetExtra`` rows (double, split,

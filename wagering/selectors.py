@@ -35,8 +35,8 @@ ZERO = Value(Decimal(0), output_field=DecimalField(**MONEY))
 def with_money(bets):
     """``bets`` (a ``Bet`` queryset) annotated with ``extras_total``, the sum of each bet's extra
     stakes (0 without any), from which ``Bet.staked``, ``Bet.returned_total`` and ``Bet.net`` (or
-    ``wagering.models.bet_money`` for a value row) give its money: one subquery, where annotating
-    those three as well repeated it four times in the SQL (and so in its compiling and planning).
+    ``wagering.models.bet_money`` for a value row) give its money: one subquery (annotating those
+    three as well would repeat it four times in the SQL, and so in its compiling and planning).
     The currency is the bet's own ``currency_id``."""
     extras = (BetExtra.objects.filter(bet=OuterRef("pk")).order_by().values("bet")
               .annotate(total=Sum("amount")).values("total"))
@@ -80,7 +80,7 @@ BET_ROW = ("id", "type", "seat", "stake", "extras_total", "returned", "state", "
 
 
 # The queries above, built once per process and filtered per call: building the money
-# annotations took more of a player API request than running its query. Never evaluated themselves.
+# annotations costs more than running a player API request's query. Never evaluated themselves.
 @cache
 def _all_bets():
     return (with_money(Bet.objects.all()).select_related("round__table", "currency").defer("round__record")

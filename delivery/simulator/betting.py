@@ -1,6 +1,6 @@
 """The bets a table's players ask for in one round (RULES 6, 8, 9): who sits down, who sits out,
 who bets behind, which side bets (only those offered in this shoe round), stakes within the
-table's limits. Requests are ``wagering.services.place_bets`` dicts; the platform decides."""
+table's limits. Requests are ``wagering.placement.place_bets`` dicts; the platform decides."""
 from __future__ import annotations
 
 import random

@@ -2,7 +2,7 @@
 
 Players decide by basic strategy with some deviations and timeouts (the engine's
 ``random_decider``; a timeout hands the rest of the seat's hands to auto-play). Every extra stake
-goes through ``wagering.services.add_extra_stake`` when it is decided: a double or split the
+goes through ``wagering.extras.add_extra_stake`` when it is decided: a double or split the
 wallet cannot cover comes back as not applied, and ``RoundPlay`` then plays the RULES 4 fallback
 (so each is its own call: the play needs the answer before it goes on); insurance is offered once
 the initial deal is out (before the peek), every bet's request in one ``add_extra_stakes`` batch;

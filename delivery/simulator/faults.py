@@ -41,8 +41,8 @@ def _cards(record: dict) -> list:
 
 
 def misread(record: dict, rng: random.Random) -> dict:
-    """A copy of ``record`` whose first player card (dealer card at an empty table) has another suit (same rank: every action
-    stays legal, the 8-copies limit is kept)."""
+    """A copy of ``record`` whose first player card (dealer card at an empty table) has another suit
+    (same rank: every action stays legal, the 8-copies limit is kept)."""
     wrong = copy.deepcopy(record)
     cards = _cards(wrong)
     counts = Counter(c for cs in [wrong["dealer"], *(s["cards"] for s in wrong.get("seats", {}).values()),

@@ -116,7 +116,8 @@ def build_report(round_ids, tables) -> Report:
         grouped[(variant, group)].append((x, y, n))
     rules_of = {t.variant: t.rules() for t in tables.values()}
     lines = []
-    for (variant, group), cells in sorted(grouped.items(), key=lambda kv: (kv[0][0], kv[0][1] != "main game", kv[0][1])):
+    for (variant, group), cells in sorted(grouped.items(),
+                                          key=lambda kv: (kv[0][0], kv[0][1] != "main game", kv[0][1])):
         pairs = [(x, y) for x, y, _ in cells if x]
         if not pairs:
             continue
@@ -159,7 +160,8 @@ def format_report(report: Report, result) -> str:
         f"(+{result.settle_seconds:.1f} s waiting for settlement); round states: "
         + ", ".join(f"{k} {v}" for k, v in sorted(report.states.items())))
     add("\nMoney per variant and currency (staked includes doubles, splits, insurance):")
-    add(f"  {'variant':<10}{'cur':<5}{'settled':>8}{'voided':>7}{'bets':>9}{'staked':>15}{'returned':>15}{'refunded':>12}")
+    add(f"  {'variant':<10}{'cur':<5}{'settled':>8}{'voided':>7}{'bets':>9}{'staked':>15}{'returned':>15}"
+        f"{'refunded':>12}")
     for v, c, settled, voided, bets, staked, returned, refunded in report.money:
         add(f"  {v:<10}{c:<5}{settled:>8}{voided:>7}{bets:>9,}{staked:>15,.2f}{returned:>15,.2f}{refunded:>12,.2f}")
     add("\nObserved RTP (95% confidence interval from the per-round return variance) vs theory")
@@ -182,7 +184,8 @@ def format_report(report: Report, result) -> str:
                  "they bet behind instead" if stats.refusals else ""))
     add("Calls retried after losing a database deadlock: "
         + (", ".join(f"{k} {n}" for k, n in sorted(RETRIES.items())) or "none"))
-    add("Bets rejected by the platform: " + (", ".join(f"{k} {n}" for k, n in sorted(stats.rejected.items())) or "none"))
+    add("Bets rejected by the platform: "
+        + (", ".join(f"{k} {n}" for k, n in sorted(stats.rejected.items())) or "none"))
     d = stats.decisions
     add("Extra stakes taken: " + ", ".join(f"{k} {n}" for k, n in sorted(d.extras.items()))
         + "; not covered (RULES 4 fallback / not bought): "

@@ -31,8 +31,8 @@ from .shoes import TableShoe
 class RunStats:
     """What the game servers saw across a run: ``rounds`` (platform round ids), ``faults``
     (``{kind: [round ids]}``), ``misreads`` (``[(round id, correct record)]`` to resettle),
-    ``refusals`` (``[(table, player, reason)]``: seats refused), ``rejected`` (``{error code: n}``),
-    ``decisions`` (``DecisionStats``)."""
+    ``refusals`` (``[(table code, player code, account kind, reason)]``: seats refused),
+    ``rejected`` (``{error code: n}``), ``decisions`` (``DecisionStats``)."""
 
     rounds: list = field(default_factory=list)
     faults: dict = field(default_factory=dict)
@@ -113,9 +113,9 @@ class TableGame:
 
     def _place(self, round_, requests: list) -> list:
         """``place_bets`` for ``requests`` in batches of ``PLACE_BATCH`` (as a studio forwards bets
-        while the betting window is open: one batch of 10,000 would hold 10,000 wallets locked
-        for seconds, and the previous round's settlement waits on them); rejections are counted by
-        error code."""
+        while the betting window is open: one huge batch would hold all its wallets locked at once,
+        and the previous round's settlement would wait on them); rejections are counted by error
+        code."""
         outcomes = [outcome for start in range(0, len(requests), PLACE_BATCH)
                     for outcome in call(place_bets, round_id=round_.pk, bets=requests[start:start + PLACE_BATCH])]
         for outcome in outcomes:

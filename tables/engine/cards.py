@@ -1,4 +1,4 @@
-"""Cards (RULES.md section 1).
+"""Cards (RULES 1).
 
 A card is represented by its normalised two-character code ``rank + suit`` (a ``str``), e.g.
 ``"AS"``, ``"TD"``, ``"QH"``. Ranks ``A 2 3 4 5 6 7 8 9 T J Q K`` (``10`` is accepted on input and

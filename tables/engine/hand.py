@@ -1,4 +1,4 @@
-"""Hand scoring (RULES.md section 2). Cards are normalised codes (see ``cards``)."""
+"""Hand scoring (RULES 2). Cards are normalised codes (see ``cards``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence

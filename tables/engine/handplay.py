@@ -1,6 +1,6 @@
-"""Playing a player's hand(s) and the dealer's hand (RULES.md sections 3, 4, 7).
+"""Playing a player's hand(s) and the dealer's hand (RULES 3, 4, 7).
 
-Shared by the record replay (``replay``) and live dealing (``play``): the same code decides what
+Shared by the record replay (``settling``) and live dealing (``play``): the same code decides what
 a split, a double, auto-play or a 21 does, whatever supplies the cards and decisions.
 """
 from __future__ import annotations

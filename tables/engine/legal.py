@@ -1,4 +1,4 @@
-"""Legal actions, insufficient-balance fallbacks and auto-play (RULES.md section 4).
+"""Legal actions, insufficient-balance fallbacks and auto-play (RULES 4).
 
 A hand's state is given as keyword arguments so that the replay, the simulator and the game
 server can all call the same functions:

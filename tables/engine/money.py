@@ -25,7 +25,7 @@ def parse_stake(value: object, minor_units: int = 2) -> Decimal:
     """Parse a stake given as a decimal STRING (``"10.00"``, ``"5"``); return it quantized.
 
     Raises ``ValueError`` (reason) if it is not a string, not a plain positive decimal, has more
-    decimals than the currency's minor units, or is zero (ROUND_RECORD "A record is INVALID").
+    decimals than the currency's minor units, or is zero (docs/round-record.md "Invalid records").
     """
     if not isinstance(value, str):
         raise ValueError(f"stake must be a decimal string, got {type(value).__name__} {value!r}")

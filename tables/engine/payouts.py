@@ -1,4 +1,4 @@
-"""Hand outcomes and main-bet / insurance returns (RULES.md sections 4, 5).
+"""Hand outcomes and main-bet / insurance returns (RULES 4, 5).
 
 "Return" = everything credited back (stake returned + winnings). Winnings and half amounts are
 rounded DOWN to the minor unit ([decision] RULES 4, 5).

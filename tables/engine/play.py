@@ -3,7 +3,7 @@
 ``RoundPlay(rules, shoe, bets, decide=...)`` deals one round incrementally in the variant's deal
 order and asks ``decide(view, legal) -> action | None`` for each decision (None = timeout:
 auto-play completes that hand and every later hand of that seat/player, because a record's
-actions are positional). ``play()`` returns a valid round record (ROUND_RECORD.md).
+actions are positional). ``play()`` returns a valid round record (docs/round-record.md).
 """
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Round-record parsing and static validation (spec/ROUND_RECORD.md).
+"""Round-record parsing and static validation (docs/round-record.md).
 
 ``parse_record(record, rules=None, minor_units=2) -> ParsedRecord`` checks everything that can be
 checked without playing the round (shape, card codes, the 8-copies limit, bets). The replay
-(``replay.settle``) then checks what needs play: action legality, cards left over / too few, the
+(``settling.settle``) then checks what needs play: action legality, cards left over / too few, the
 dealer's draws. Every problem raises the ONE exception ``InvalidRecord``.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ FORMAT = "round-record/1"
 
 
 class InvalidRecord(ValueError):
-    """The round record is invalid; nothing may be settled from it (ROUND_RECORD.md).
+    """The round record is invalid; nothing may be settled from it (docs/round-record.md).
 
     ``path`` names the field (``"seats.1.actions[2]"``, ``"bets[3].stake"``, ``"dealer"``,
     ``"player_cards"``, ``"bets"``...), ``reason`` says why. ``str(e) == f"{path}: {reason}"``.
@@ -69,7 +69,7 @@ class Bet:
 
 @dataclass(slots=True)
 class ParsedRecord:
-    """A statically valid record: see ROUND_RECORD.md for the fields."""
+    """A statically valid record: see docs/round-record.md for the fields."""
     rules: RuleSet
     variant: str
     round: object
@@ -118,12 +118,12 @@ def parse_record(record: object, rules: RuleSet | None = None, minor_units: int 
     """Parse and statically validate a round record (a dict decoded from JSON).
 
     Args:
-      record: the round record (ROUND_RECORD.md "Shape").
+      record: the round record (docs/round-record.md "Shape").
       rules: the table's ``RuleSet`` (pay tables may be overridden); default ``ruleset(variant)``.
         Its variant must equal the record's.
       minor_units: decimals of the currency (stakes with more decimals are invalid).
-      bet_class: ``Bet`` or a subclass to build the bets as (``replay.BetResult``: each bet is
-        then settled in place, one object per bet for rounds of 20,000 players).
+      bet_class: ``Bet`` or a subclass to build the bets as (``results.BetResult``: each bet is
+        then settled in place, one object per bet however many players a round has).
     Returns a ``ParsedRecord``. Raises ``InvalidRecord(path, reason)``.
     """
     if not isinstance(record, dict):
@@ -238,8 +238,8 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
                 raise InvalidRecord(f"bets[{i}].stake", str(e)) from None
             stake_cache[s] = stake
         if fast_main and t == "main" and (len(b) == 5 or (len(b) == 6 and "insurance" in b)):
-            # boundless main fast path (20,000 players); keys exactly id, player, type, stake,
-            # actions (+ insurance); anything unusual takes the full path below
+            # boundless main fast path (a round's many main bets); keys exactly id, player, type,
+            # stake, actions (+ insurance); anything unusual takes the full path below
             a = b.get("actions")
             ins = b.get("insurance", False)
             if type(a) is list and (ins is False or ins is None or (ins is True and dealer_ace)):

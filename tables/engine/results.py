@@ -91,7 +91,7 @@ _LATE_NOTE = "dealer blackjack after players acted (classic): only the original 
 class BetResult(Bet):
     """The settlement of one bet: the parsed ``Bet`` of the record (``id``, ``player``, ``type``,
     ``seat`` (int|None), ``stake``: the original stake...) settled in place (``settle`` parses the
-    bets as ``BetResult``: one object per bet, for rounds of 20,000 players), with:
+    bets as ``BetResult``: one object per bet, however many players a round has), with:
 
       path: boundless main: index into ``RoundResult.paths`` (else None);
       staked: original + every extra (double, split, insurance);
@@ -128,7 +128,8 @@ class BetResult(Bet):
 
     @property
     def hands(self) -> list:
-        """Per-hand detail for this bet (built on first access; cheap for 20,000 bets)."""
+        """Per-hand detail for this bet (built on first access, so a bet whose hands nobody reads
+        costs nothing)."""
         try:
             return self._hands
         except AttributeError:
@@ -222,7 +223,7 @@ class RoundResult:
         return {k: b.staked for k, b in self.bets.items()}
 
     def to_dict(self) -> dict:
-        """JSON-able result (ROUND_RECORD.md "Result"); money as decimal strings."""
+        """JSON-able result (docs/round-record.md "Result"); money as decimal strings."""
         d = {"round": self.round, "variant": self.variant, "currency": self.currency,
              "shoe_round": self.shoe_round,
              "dealer": {"cards": list(self.dealer_cards), "score": self.dealer_score,

@@ -1,4 +1,4 @@
-"""The three variants as data (RULES.md table at the top and sections 3-9).
+"""The three variants as data (docs/rules.md: the table of the variants, and RULES 3-9).
 
 ``RuleSet`` is a frozen dataclass; ``ruleset(variant, pay_tables=None)`` builds one, with the pay
 tables optionally overridden per table (operators edit them).
@@ -148,7 +148,8 @@ _VARIANT_DATA = {
         dealer_always_completes=False, late_bj_returns_extras=False, double_fallback="hit",
         bet_types=frozenset({"main", "behind", "pairs"}), side_bets=("pairs",), last={},
         seats=7, seats_per_player=2, bet_behind=True, seated_may_bet_behind=True,
-        reshuffle_on_host_disconnect=False, max_rtp=D("99.53"), pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair", "suited_trips"),
+        reshuffle_on_host_disconnect=False, max_rtp=D("99.53"),
+        pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair", "suited_trips"),
     ),
     "boundless": dict(
         deal_order="shared", hole_card=True, peek=True, end_if_all_blackjack=False,
@@ -158,7 +159,8 @@ _VARIANT_DATA = {
         side_bets=("pairs", "bust_bonus", "lucky_trio", "poker_trio"),
         last={"pairs": 40, "bust_bonus": 45, "lucky_trio": 45, "poker_trio": 45},
         seats=None, seats_per_player=None, bet_behind=False, seated_may_bet_behind=False,
-        reshuffle_on_host_disconnect=False, max_rtp=D("99.46"), pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair"),
+        reshuffle_on_host_disconnect=False, max_rtp=D("99.46"),
+        pairs_patterns=("mixed_pair", "coloured_pair", "perfect_pair"),
     ),
 }
 

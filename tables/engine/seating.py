@@ -63,7 +63,7 @@ def half_stake(stake: Decimal, step: Decimal) -> Decimal:
 
 def seats_emptied(rules: RuleSet, *, seats_with_bets: set[int], seats_with_seat_bet: set[int]) -> set[int]:
     """RULES 6: the seats emptied when betting closes (a seat without a valid seat bet); every bet
-    behind and pair(s) bet on them is refunded. None at a shared-hand table (no seats)."""
+    behind and pair(s) bet on them is refunded. An empty set at a shared-hand table (no seats)."""
     return set() if rules.shared_hand else seats_with_bets - seats_with_seat_bet
 
 

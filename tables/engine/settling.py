@@ -24,7 +24,7 @@ from .rules import RuleSet
 # --------------------------------------------------------------------------- money per bet
 
 def _plan_main(hands: list) -> tuple:
-    """Plan of a main bet: ``((hand, stake multiple, late refund multiple), ...)``."""
+    """Plan of a main bet: ``((hand, stake multiple, late refund multiple, doubled), ...)``."""
     out = []
     for i, h in enumerate(hands):
         m = 2 if h.doubled else 1
@@ -33,8 +33,8 @@ def _plan_main(hands: list) -> tuple:
 
 
 def _plan_behind(hands: list, follow_double: bool, follow_split: bool) -> tuple:
-    """RULES 6: not following a split rides the FIRST hand only; not following a double keeps the
-    original stake on the same (three-card) hand."""
+    """Plan of a bet behind, as ``_plan_main``'s (RULES 6): not following a split rides the FIRST
+    hand only; not following a double keeps the original stake on the same (three-card) hand."""
     out = []
     for i, h in enumerate(hands if follow_split else hands[:1]):
         d = h.doubled and follow_double
@@ -45,7 +45,8 @@ def _plan_behind(hands: list, follow_double: bool, follow_split: bool) -> tuple:
 
 def _amounts(rules: RuleSet, plan: tuple, s: Decimal, insured: bool, dealer_bj: bool, mu: int,
              late: bool) -> tuple:
-    """(staked, returned, outcome, extras, InsuranceResult|None) of a main / behind bet."""
+    """``(staked, returned, outcome, extras, InsuranceResult|None, pattern, odds)`` of a main /
+    behind bet (pattern and odds None: they are the side bets')."""
     staked = returned = dbl = spl = s * 0
     for h, m, r, d in plan:
         st = s * m if m != 1 else s
@@ -245,7 +246,7 @@ def _settle_boundless(pr: ParsedRecord, grouped: bool = True) -> RoundResult:
 
 
 def settle(record: Mapping, *, rules: RuleSet | None = None, minor_units: int = 2) -> RoundResult:
-    """Validate and settle one round record (ROUND_RECORD.md; RULES.md 1-8).
+    """Validate and settle one round record (docs/round-record.md; RULES 1-8).
 
     Args:
       record: the round record as decoded JSON (dict); stakes are decimal strings.

@@ -1,4 +1,4 @@
-"""The shoe (RULES.md section 1): 8 decks, cut card, burn, shoe round counter."""
+"""The shoe (RULES 1): 8 decks, cut card, burn, shoe round counter."""
 from __future__ import annotations
 
 import secrets

@@ -1,4 +1,4 @@
-"""Side-bet patterns (RULES.md section 8). Each function returns ``(pattern, odds)`` for the
+"""Side-bet patterns (RULES 8). Each function returns ``(pattern, odds)`` for the
 single highest-paying pattern (by the table's odds, so operator overrides are honoured), or
 ``(None, None)`` when the bet loses. Cards are normalised codes."""
 from __future__ import annotations

@@ -159,7 +159,8 @@ def test_a_big_batch_over_many_wallets_keeps_every_running_balance(eur, house):
     ledger.post([ledger.Posting(f"dep:g{i}", "deposit", ledger.cashier_account(currency=eur), w, Decimal("1000.00"))
                  for i, w in enumerate(wallets)])
     n = ledger.PREPARED_UP_TO * 2
-    done = ledger.post([ledger.Posting(f"stake:g{i}", "stake", wallets[i % 3], house, Decimal(i + 1)) for i in range(n)])
+    done = ledger.post([ledger.Posting(f"stake:g{i}", "stake", wallets[i % 3], house, Decimal(i + 1))
+                        for i in range(n)])
     assert [t.key for t in done] == [f"stake:g{i}" for i in range(n)]
     for j, w in enumerate(wallets):
         stakes = [Decimal(i + 1) for i in range(n) if i % 3 == j]

@@ -114,7 +114,8 @@ def test_resolve_dispute_with_adjustment_is_idempotent(client, settled_round, of
     c = _client(client, officer)
     url = reverse("admin:settlement_dispute_resolve", args=[dispute.pk])
     for _ in range(2):
-        assert c.post(url, {"decision": "upheld", "adjustment": "10.00", "reason": "video shows a push"}).status_code == 302
+        assert c.post(url, {"decision": "upheld", "adjustment": "10.00",
+                            "reason": "video shows a push"}).status_code == 302
     dispute.refresh_from_db()
     assert dispute.status == Dispute.Status.UPHELD and dispute.adjustment == Decimal("10.00")
     assert _wallet(bets[1].player).balance == Decimal("100.00")

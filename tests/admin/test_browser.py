@@ -49,7 +49,8 @@ def test_dispute_officer_resolves_a_dispute_in_a_browser(live_server, transactio
         expect(page.locator("#result_list tbody tr")).to_have_count(1)
         page.screenshot(path=ARTIFACTS / "1-bet-record-search.png", full_page=True)
         # every column fits at 1600 px (outcome was clipped and returned off-screen)
-        right = page.evaluate("Math.max(...[...document.querySelectorAll('#result_list th')].map(e => e.getBoundingClientRect().right))")
+        right = page.evaluate("Math.max(...[...document.querySelectorAll('#result_list th')]"
+                              ".map(e => e.getBoundingClientRect().right))")
         assert right <= 1600, right
         page.click("#result_list tbody tr th a")
         expect(page.locator("#bet-detail")).to_contain_text("Ledger entries")

@@ -51,7 +51,8 @@ def test_money_is_shown_in_us_format_with_the_currency(admin_client_, settled_ro
                 reverse("admin:accounts_player_change", args=[bets[0].player_id])):
         page = admin_client_.get(url).content.decode()
         assert ".0000" not in page, url
-    assert "110.00 EUR" in admin_client_.get(reverse("admin:accounts_player_change", args=[bets[0].player_id])).content.decode()
+    assert "110.00 EUR" in admin_client_.get(reverse("admin:accounts_player_change",
+                                                     args=[bets[0].player_id])).content.decode()
 
 
 def test_resettle_preview_shows_player_codes_and_money(admin_client_, settled_round):
@@ -107,7 +108,8 @@ def test_table_page_queues_the_rtp_when_missing(admin_client_, db):
 
 # 5. house and cashier balances --------------------------------------------------------------------
 
-def test_house_and_cashier_accounts_show_the_sum_of_their_entries(admin_client_, settled_round, django_assert_max_num_queries):
+def test_house_and_cashier_accounts_show_the_sum_of_their_entries(admin_client_, settled_round,
+                                                                  django_assert_max_num_queries):
     house = Account.objects.get(kind=Account.Kind.HOUSE)
     cashier = Account.objects.get(kind=Account.Kind.CASHIER)
     assert account_balance(cashier) == Decimal("-300.00")
@@ -128,7 +130,8 @@ def test_rounds_are_named_and_searched_by_table_code(admin_client_, db):
     round_b.save(update_fields=["external_id"])
     page = admin_client_.get(reverse(BETS), {"round": f"BJ-B/{round_a.external_id}"}).content.decode()
     assert lists_bet(page, bets_b[0]) and not lists_bet(page, bets_a[0])
-    page = admin_client_.get(reverse("admin:tables_round_changelist"), {"q": f"BJ-A/{round_a.external_id}"}).content.decode()
+    page = admin_client_.get(reverse("admin:tables_round_changelist"),
+                             {"q": f"BJ-A/{round_a.external_id}"}).content.decode()
     assert f"BJ-A/{round_a.external_id}" in page and f"BJ-B/{round_a.external_id}" not in page
     page = admin_client_.get(reverse("admin:tables_round_change", args=[round_a.pk])).content.decode()
     assert f"BJ-A/{round_a.external_id}" in page and "BJ-A shoe" in page
@@ -164,7 +167,8 @@ def test_a_refused_resolution_keeps_the_input(admin_client_, settled_round):
     round_, bets = settled_round
     dispute = open_dispute(player=bets[1].player, bets=[bets[1]], reason="I should have won")
     url = reverse("admin:settlement_dispute_resolve", args=[dispute.pk])
-    page = admin_client_.post(url, {"decision": "upheld", "adjustment": "-100000.00", "reason": "a debit too big"}).content.decode()
+    page = admin_client_.post(url, {"decision": "upheld", "adjustment": "-100000.00",
+                                    "reason": "a debit too big"}).content.decode()
     assert "was not resolved" in page and "a debit too big" in page
     wallet = Account.objects.select_related("currency").get(player=bets[1].player, currency="EUR")
     assert f"wallet holds {format_money(wallet.balance, wallet.currency, code=True)}: too little" in page

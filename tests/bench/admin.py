@@ -40,7 +40,8 @@ def main():
         "filtered search (table, outcome, stake, today)":
             f"/admin/wagering/bet/?table={loaded.table.code}&outcome=lose&stake_min=5&placed_from={day}",
         "a player's bets": f"/admin/wagering/bet/?player={loaded.player_code}",
-        "a bet's page (with replay)": f"/admin/wagering/bet/{loaded.sample_bet_ids[len(loaded.sample_bet_ids) // 2]}/change/",
+        "a bet's page (with replay)":
+            f"/admin/wagering/bet/{loaded.sample_bet_ids[len(loaded.sample_bet_ids) // 2]}/change/",
     }
     rows, failures = [], []
     for name, url in pages.items():

@@ -217,7 +217,8 @@ def main():
               for code in sample + [heavy.code]}
     span = Bet.objects.filter(player=heavy).aggregate(a=Min("placed_at"), b=Max("placed_at"))
     day = (span["a"] + (span["b"] - span["a"]) / 2).date()
-    filtered_query = f"variant=boundless&outcome=lose&date_from={day - timedelta(days=3)}&date_to={day}&tz=Europe/Berlin"
+    filtered_query = (f"variant=boundless&outcome=lose&date_from={day - timedelta(days=3)}&date_to={day}"
+                      "&tz=Europe/Berlin")
     light_bets = list(Bet.objects.filter(player__code__in=sample).values_list("pk", "player__code")[:500])
     scenarios = {
         "list, random players (~90 bets each)": [("/api/v1/bets/", tokens[code]) for code in sample],

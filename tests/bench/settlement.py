@@ -182,12 +182,13 @@ def _floor(round_, wallets, house):
             """INSERT INTO settlement_settlementdetail (round_id, correction, detail, settled_at)
                SELECT %b, 0, t::jsonb, now() FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n) ORDER BY n
                RETURNING id""", [round_.pk, texts])]
-        execute_binary("""UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now(),
+        execute_binary(
+            """UPDATE wagering_bet AS b SET state = 'settled', outcome = u.o, returned = u.r, settled_at = now(),
                           settlement_id = u.s
                           FROM unnest(%s::bigint[], %b::text[], %s::numeric[], %s::bigint[]) AS u(id, o, r, s)
                           WHERE b.round_id = %b AND b.id = u.id""",
-                       [number_array(r[0] for r in rows), [r[1] for r in rows], number_array(r[2] for r in rows),
-                        number_array(detail_ids[n] for n in index), round_.pk])
+            [number_array(r[0] for r in rows), [r[1] for r in rows], number_array(r[2] for r in rows),
+             number_array(detail_ids[n] for n in index), round_.pk])
         txn_ids = [row[0] for row in execute_binary(
             """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
                SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%b::bigint[]) WITH ORDINALITY

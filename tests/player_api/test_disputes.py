@@ -18,7 +18,8 @@ def test_raise_and_follow_a_dispute(api, alice, premium_round):
     response = api.post("/api/v1/disputes/", {"bets": bets, "reason": "my 20 should pay more"}, format="json")
     assert response.status_code == 201, response.json()
     dispute = response.json()
-    assert (dispute["bets"], dispute["status"], dispute["currency"], dispute["adjustment"]) == (bets, "open", "EUR", None)
+    assert (dispute["bets"], dispute["status"], dispute["currency"], dispute["adjustment"]) == (
+        bets, "open", "EUR", None)
     operator = make_operator(SUPERVISOR)  # the adjustment needs a supervisor's permission
     assign_dispute(dispute=dispute["id"], assignee=operator, actor=operator)
     resolve_dispute(dispute=dispute["id"], upheld=True, resolution="goodwill", adjustment="5.00", actor=operator)

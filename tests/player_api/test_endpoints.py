@@ -60,7 +60,8 @@ def test_bet_detail_of_a_bet_behind_hides_the_seated_player(premium_round, bob):
     assert data["play"]["hands"][0]["decisions"] == [{"action": "stand", "by": "player"}]
     assert data["play"]["dealer"] == {"cards": ["9D", "8C"], "score": 17, "blackjack": False, "bust": False}
     assert "carol" not in str(data) and "c1" not in str(data)
-    assert [(e["key"], e["amount"]) for e in data["ledger"]] == [(f"stake:{bet.pk}", "-5.00"), (f"payout:{bet.pk}", "10.00")]
+    assert [(e["key"], e["amount"]) for e in data["ledger"]] == [(f"stake:{bet.pk}", "-5.00"),
+                                                                 (f"payout:{bet.pk}", "10.00")]
 
 
 def test_bet_detail_before_settlement_replays_the_record(boundless_round, bob):

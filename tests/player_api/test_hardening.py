@@ -39,7 +39,8 @@ def test_a_path_without_its_slash_is_a_json_404_naming_it_not_a_redirect(api, me
     """APPEND_SLASH would redirect (a POST then comes back as a GET and the dispute is lost; under
     DEBUG Django refuses with a 500). CSRF checks on, as for a real client with a token."""
     client = Client(enforce_csrf_checks=True, HTTP_AUTHORIZATION=api._credentials["HTTP_AUTHORIZATION"])
-    response = getattr(client, method)("/api/v1/disputes", {"bets": [1], "reason": "x"}, content_type="application/json")
+    response = getattr(client, method)("/api/v1/disputes", {"bets": [1], "reason": "x"},
+                                       content_type="application/json")
     assert response.status_code == 404 and response.json()["code"] == "not_found"
     assert "/api/v1/disputes/" in response.json()["detail"]
     assert api.get("/api/v1/nope").json()["detail"] == "Not found."

@@ -63,7 +63,8 @@ def admin_client(client):
     return client
 
 
-def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(admin_client, django_capture_on_commit_callbacks):
+def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(admin_client,
+                                                                             django_capture_on_commit_callbacks):
     table = PremiumTableFactory()
     url = reverse("admin:tables_table_change", args=[table.pk])
     page = admin_client.get(url).content.decode()

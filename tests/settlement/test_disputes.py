@@ -100,7 +100,8 @@ def test_adjustments_stay_within_the_operators_limit(settings):
     settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal("100.00")
     player = PlayerFactory(funded="10.00")
     officer, boss, nobody = make_operator(DISPUTE_OFFICER), make_operator(SUPERVISOR), UserFactory()
-    disputes.manual_adjustment(player=player, currency="EUR", amount="100.00", reason="goodwill", actor=officer, key="a")
+    disputes.manual_adjustment(player=player, currency="EUR", amount="100.00", reason="goodwill", actor=officer,
+                               key="a")
     for actor, amount in ((officer, "100.01"), (officer, "-100.01"), (nobody, "0.01")):
         with pytest.raises(AdjustmentLimitExceeded):
             disputes.manual_adjustment(player=player, currency="EUR", amount=amount, reason="goodwill", actor=actor,
@@ -117,7 +118,8 @@ def test_an_open_dispute_decided_from_its_page_is_assigned_to_the_decider_first(
     with pytest.raises(AdjustmentLimitExceeded):  # refused: not even the assignment is kept
         disputes.decide_dispute(dispute=dispute, upheld=True, resolution="ok", adjustment="500.00", actor=officer)
     assert Dispute.objects.get().status == "open" and not OperatorAction.objects.exists()
-    dispute = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="5.00", actor=officer)
+    dispute = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="5.00",
+                                      actor=officer)
     assert (dispute.status, dispute.assignee, dispute.adjustment) == ("upheld", officer, Decimal("5.00"))
     assert list(OperatorAction.objects.order_by("id").values_list("action", flat=True)) == [
         "assign_dispute", "resolve_dispute"]

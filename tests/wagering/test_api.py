@@ -88,7 +88,8 @@ def test_error_codes(eur, game_client):
     assert game_client.post("/api/game/v1/tables/nope/rounds/", {"external_id": "x", "shoe": 1},
                             format="json").data["code"] == "not_found"
     assert game_client.post(f"/api/game/v1/rounds/{round_id}/resume/").data["code"] == "illegal_transition"
-    assert game_client.post(f"/api/game/v1/rounds/{round_id}/suspend/", {}, format="json").data["code"] == "invalid_input"
+    assert game_client.post(f"/api/game/v1/rounds/{round_id}/suspend/", {},
+                            format="json").data["code"] == "invalid_input"
     assert game_client.post(f"/api/game/v1/rounds/{round_id}/close/").status_code == 200
     response = post(key="z", player=player.code, seat=4)
     assert (response.status_code, response.data["code"]) == (409, "betting_closed")

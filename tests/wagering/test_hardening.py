@@ -242,7 +242,8 @@ def test_batches_are_capped_at_5000(betting, game_client):
 
 # --- 2: unknown paths ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/me/", "/api/game/v1/nope/", "/api/", "/api/game/v1/rounds/x/"])
+@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/me/", "/api/game/v1/nope/", "/api/",
+                                  "/api/game/v1/rounds/x/"])
 def test_unknown_api_paths_are_json_404(game_client, path):
     json_error(game_client.get(path), 404, "not_found")
 

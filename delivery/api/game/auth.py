@@ -22,8 +22,9 @@ class IsGameServer(BasePermission):
 
 
 class GameAPIView(APIView):
-    """Base of the game-server views: ``IsGameServer``, the strict parser and the error format of ``delivery.api.common``. ``actor``
-    gives the services' actor arguments for the calling service account."""
+    """Base of the game-server views: ``IsGameServer``, the strict parser and the error format of
+    ``delivery.api.common``. ``actor`` gives the services' actor arguments for the calling service
+    account."""
 
     permission_classes = [IsGameServer]
     parser_classes = [SafeJSONParser]

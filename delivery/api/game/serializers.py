@@ -1,7 +1,6 @@
 """Serializers of the game-server API: request shapes (validated here only for their JSON types,
-strictly: ``Strict*Field``;
-amounts stay raw so that ``accounts.money.parse_amount`` rejects floats as ``invalid_amount``)
-and response shapes."""
+strictly: ``Strict*Field``; amounts stay raw so that ``accounts.money.parse_amount`` rejects floats
+as ``invalid_amount``) and response shapes."""
 
 from rest_framework import serializers
 
@@ -12,7 +11,8 @@ from wagering.models import Bet, BetExtra
 
 class OpenRoundSerializer(serializers.Serializer):
     external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
-    shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1, help_text="Sequence number of the shoe; a new one starts a new shoe.")
+    shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1,
+                              help_text="Sequence number of the shoe; a new one starts a new shoe.")
     burn_count = StrictIntegerField(min_value=0, max_value=10, default=0)
 
 

@@ -103,7 +103,8 @@ class ExtrasView(GameAPIView):
         request=PolymorphicProxySerializer(component_name="ExtraOrBatch", resource_type_field_name=None,
                                            serializers=[s.ExtraRequestSerializer, s.ExtraBatchSerializer]),
         responses={200: PolymorphicProxySerializer(component_name="ExtraOutcomeOrBatch", resource_type_field_name=None,
-                                                   serializers=[s.ExtraOutcomeSerializer, s.ExtraBatchResultSerializer]),
+                                                   serializers=[s.ExtraOutcomeSerializer,
+                                                                s.ExtraBatchResultSerializer]),
                    **ERRORS},
         summary="Double, split, insurance, follow double / split: one (an object) or many ({\"extras\": [...]}, "
                 "one result each); returns what to apply (fallback)")

@@ -1,5 +1,5 @@
-"""Response (and dispute request) shapes of the player API. Amounts are decimal strings in the
-currency's minor units (``"12.50"``); times are ISO 8601 with an offset."""
+"""Response (and dispute request) shapes of the player API. Amounts are decimal strings with the
+currency's minor units as decimals (``"12.50"``); times are ISO 8601 with an offset."""
 
 from decimal import Decimal
 from functools import cache
@@ -108,8 +108,8 @@ class PlayerBetSerializer(serializers.ModelSerializer):
 
 def bet_row(row, zone):
     """A ``bets_for_player(...).values(*wagering.selectors.BET_ROW)`` row as ``PlayerBetSerializer``
-    shows it with ``zone`` (a ``tzinfo``) the current time zone. A plain function: DRF's field
-    machinery cost most of a list request's CPU."""
+    shows it with ``zone`` (a ``tzinfo``) the current time zone. A plain function rather than the
+    serializer: DRF's per-field machinery is costly over a page of rows."""
     units = row["currency__minor_units"]
     staked, returned, net = bet_money(row["stake"], row["extras_total"], row["returned"], row["state"])
     return {
@@ -165,7 +165,7 @@ class LedgerEntrySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-# -- the replay of a bet (wagering.selectors.bet_replay / round_public) -------------------------------
+# -- the replay of a bet (settlement.selectors.bet_replay / round_public) -----------------------------
 
 class DecisionSerializer(serializers.Serializer):
     action = serializers.CharField(help_text="hit, stand, double, split, surrender")

@@ -1,6 +1,7 @@
-"""Player API views (``/api/v1/``): thin wrappers over ``wagering.selectors`` (and settlement's
-dispute services). Only the calling player's own data, ever: another player's bet, round or
-dispute answers 404, exactly like one that does not exist.
+"""Player API views (``/api/v1/``): thin wrappers over the selectors (``wagering.selectors``,
+``accounts.selectors``, ``settlement.selectors``) and settlement's dispute service
+(``settlement.disputes.open_dispute``). Only the calling player's own data, ever: another
+player's bet, round or dispute answers 404, exactly like one that does not exist.
 
 Errors are ``{"code": ..., "detail": ...}`` (``delivery.api.common.exception_handler``): 400
 ``invalid_input`` (bad filter values, unknown query parameters, NUL bytes, bad cursor or page
@@ -175,7 +176,8 @@ class BetListView(PlayerAPIView):
         zone = ZoneInfo(filters.get("tz") or "UTC")
         page = [s.bet_row(row, zone) for row in self.paginate_queryset(apply(self.get_queryset()))]
         # Totals from the bets themselves: the rows' joins (round, table, currency) would slow their scan.
-        totals = (s.TotalsSerializer(selectors.bet_totals(apply(selectors.bets_for_player(self.player))), many=True).data
+        totals = (s.TotalsSerializer(selectors.bet_totals(apply(selectors.bets_for_player(self.player))),
+                                     many=True).data
                   if filters.get("totals") else None)
         response = self.get_paginated_response(page)
         response.data["totals"] = totals

@@ -1,4 +1,4 @@
-"""Exact RTP analyzer (RULES.md 1-5, 8): pure Python, no Django, no I/O.
+"""Exact RTP analyzer (RULES 1-5, 8): pure Python, no Django, no I/O.
 
 - ``AnalysisRules``, ``analysis_rules_for(variant)``, ``from_ruleset(RuleSet)``
 - ``main_game_ev(params) -> MainGameResult`` (params: AnalysisRules, variant name or RuleSet)

@@ -1,4 +1,4 @@
-"""``rtp`` subcommand of the engine CLI: exact RTP of a variant (RULES.md 5, 8).
+"""``rtp`` subcommand of the engine CLI: exact RTP of a variant (RULES 5, 8).
 
 Wire with ``add_subparser(subparsers)``; the parser gets ``func=run`` as its default, so a main
 that does ``args.func(args)`` calls it.
@@ -11,7 +11,7 @@ import sys
 
 def add_subparser(subparsers):
     """Register ``rtp --variant {classic,premium,boundless} [--json]`` on an argparse subparsers
-    object and return the new parser (RULES.md 5, 8)."""
+    object and return the new parser (RULES 5, 8)."""
     p = subparsers.add_parser("rtp", help="exact RTP of the main game and side bets of a variant",
                               description="Exact (combinatorial) RTP of a variant's main game under the "
                                           "best composition-dependent strategy, and of each side bet.")

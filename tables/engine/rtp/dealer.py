@@ -1,4 +1,4 @@
-"""Dealer final-hand probabilities from a shoe given as counts of ten ranks (RULES.md 1, 2, 3).
+"""Dealer final-hand probabilities from a shoe given as counts of ten ranks (RULES 1, 2, 3).
 
 A shoe is a 10-tuple of counts: index 0 = ace, 1..8 = two..nine, 9 = ten-values (T, J, Q, K).
 The dealer starts from the up card, draws the second card (hole card or, without a hole card,
@@ -12,8 +12,8 @@ Two implementations:
 * ``dealer_probs``: the fast one. Every final dealer hand is a multiset ``m`` of drawn ranks
   reached by ``c(m)`` valid orders; its probability is ``c(m) * prod_r ff(n_r, m_r) / ff(N, |m|)``
   (``ff`` = falling factorial). The sum is compiled once per up card into straight-line Python
-  (factored rank by rank, Horner style) and evaluated in floats: about 40x faster than the
-  recursion, the same figures to 1e-15.
+  (factored rank by rank, Horner style) and evaluated in floats: much faster than the
+  recursion, with the same figures up to floating-point rounding.
 """
 from __future__ import annotations
 

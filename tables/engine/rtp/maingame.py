@@ -1,5 +1,5 @@
 """Exact expected value of the main bet under the best composition-dependent strategy
-(RULES.md 2, 3, 4, 5).
+(RULES 2, 3, 4, 5).
 
 For every initial deal (two player cards, dealer up card) drawn from a full shoe, the best of
 stand, hit, double, split and surrender is taken, each valued exactly over the remaining shoe
@@ -21,8 +21,8 @@ Split (one split, no resplit, RULES 4): each split hand is played optimally on i
 (with the other pair card removed). By optional stopping on the exchangeable shoe, the second
 hand's cards do not change the law of the dealer's cards seen by the first hand, and the two
 hands are symmetric, so split EV = 2 x EV of one split hand: exact for that strategy (it ignores,
-when playing the second hand, the cards the first one drew: the "CDP1" strategy, within about
-0.0001 percentage points of full composition-dependent post-split play).
+when playing the second hand, the cards the first one drew: the "CDP1" strategy, which differs
+negligibly from full composition-dependent post-split play).
 """
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ _RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
 
 
 def main_game_ev(params="classic") -> MainGameResult:
-    """Exact main-bet EV under the best composition-dependent strategy (RULES.md 2, 3, 4, 5).
+    """Exact main-bet EV under the best composition-dependent strategy (RULES 2, 3, 4, 5).
 
     ``params``: an ``AnalysisRules``, a variant name, or the engine's ``RuleSet``. Weights the
     best first action over every initial deal (two player cards + up card) from a full shoe.

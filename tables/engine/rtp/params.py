@@ -1,4 +1,4 @@
-"""Analysis parameters of the exact RTP analyzer (RULES.md sections 1, 3, 4, 5).
+"""Analysis parameters of the exact RTP analyzer (RULES 1, 3, 4, 5).
 
 ``AnalysisRules`` is the small, frozen set of main-game settings the analyzer needs. It can be
 built for a variant by name (``analysis_rules_for``) or from the engine's ``RuleSet``
@@ -17,7 +17,7 @@ SURRENDER_2_TO_9 = frozenset(range(2, 10))
 
 @dataclass(frozen=True)
 class AnalysisRules:
-    """Main-game rules the exact analysis depends on (RULES.md 1, 3, 4, 5).
+    """Main-game rules the exact analysis depends on (RULES 1, 3, 4, 5).
 
     decks: 52-card decks in the shoe (RULES 1: 8).
     peek: dealer has a hole card and ends the round at once on a blackjack (premium, boundless,
@@ -60,7 +60,7 @@ class AnalysisRules:
 
 
 def analysis_rules_for(variant: str) -> AnalysisRules:
-    """Main-game analysis settings of a variant (RULES.md table, 3, 4, 5).
+    """Main-game analysis settings of a variant (the variants table of docs/rules.md; RULES 3, 4, 5).
 
     classic: no hole card, late dealer BJ takes the original stake only, surrender vs 2-9, DAS.
     premium, boundless: hole card + peek, surrender vs 2-9, DAS. All: 8 decks, S17, BJ 3:2, one

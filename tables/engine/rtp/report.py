@@ -1,4 +1,4 @@
-"""Full RTP report of a variant: main game and every side bet (RULES.md 5 and 8)."""
+"""Full RTP report of a variant: main game and every side bet (RULES 5 and 8)."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +13,7 @@ from .sidebets import SIDE_BET_TYPES, normalise_pay_table, side_bet_distribution
 
 def report(ruleset_or_params="classic", pay_tables: dict | None = None) -> dict:
     """RTP of the main game and of each side bet, with the probability of every outcome
-    (RULES.md 5, 8). JSON-ready (floats).
+    (RULES 5, 8). JSON-ready (floats).
 
     ``ruleset_or_params``: a variant name, the engine's ``RuleSet`` (its pay tables are used) or
     an ``AnalysisRules`` (then only the bets in ``pay_tables`` are reported). ``pay_tables``:

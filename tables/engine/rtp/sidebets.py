@@ -1,12 +1,12 @@
-"""Exact side-bet distributions and RTP (RULES.md 1 and 8).
+"""Exact side-bet distributions and RTP (RULES 1 and 8).
 
 Patterns are classified by the engine's own settlement code (``tables.engine.sidebets``), so the
 analysis pays exactly what a round pays; only the single highest pattern of the pay table is
 paid (RULES 8). Probabilities are exact ``Fraction``s over every draw of distinct cards
 (rank + suit) from a shoe of ``decks`` decks (each card ``decks`` times, RULES 1).
 
-Pattern names are the engine's (tables/engine/rules.py). The names of the issue are accepted as
-aliases: ``total_19_20`` -> ``total_19_or_20``, ``straight_678`` -> ``six_seven_eight``,
+Pattern names are the engine's (tables/engine/rules.py). Shorter names are accepted as aliases
+(``ALIASES``): ``total_19_20`` -> ``total_19_or_20``, ``straight_678`` -> ``six_seven_eight``,
 ``trips_777`` -> ``seven_seven_seven``, ``suited_678`` -> ``suited_six_seven_eight``,
 ``suited_777`` -> ``suited_seven_seven_seven``, ``bust_N`` -> ``bust_N_cards``,
 ``bust_8_plus`` -> ``bust_8_plus_cards``.
@@ -70,7 +70,7 @@ def card_distribution(ncards: int, classify, decks: int = 8, symmetric: bool = F
 
 
 def normalise_pay_table(table: dict) -> dict:
-    """Pattern -> odds with the issue's names mapped to the engine's, odds as Fractions."""
+    """Pattern -> odds with the aliases (``ALIASES``) mapped to the engine's names, odds as Fractions."""
     return {ALIASES.get(k, k): Fraction(str(v)) for k, v in table.items()}
 
 
@@ -116,7 +116,7 @@ def _distribution(bet_type: str, table_items: tuple, decks: int) -> tuple:
 def side_bet_distribution(bet_type: str, variant: str = "boundless", pay_table: dict | None = None,
                           decks: int = 8) -> dict:
     """Exact probability (Fraction) of every paid pattern of ``bet_type`` and of ``"lose"``
-    (RULES.md 8; only the single highest pattern of the pay table is paid).
+    (RULES 8; only the single highest pattern of the pay table is paid).
 
     ``pay_table`` (pattern -> odds N of N:1) decides which pattern is the highest; default: the
     variant's table (``pairs`` has ``suited_trips`` in premium only). ``bust_bonus``: the dealer
