@@ -188,7 +188,7 @@ def test_the_same_key_twice_in_one_batch_is_a_conflict(wallet, house):
 
 
 def test_currencies_never_meet(wallet, eur, fun):
-    """RULES.md 9: real and play-for-fun money can never meet in one transaction."""
+    """RULES 9: real and play-for-fun money can never meet in one transaction."""
     fun_house = ledger.house_account(name="table:T1", currency=fun)
     ledger.deposit(wallet=wallet, amount="10.00", key="dep:m")
     with pytest.raises(CurrencyMismatch):

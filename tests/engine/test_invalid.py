@@ -1,4 +1,4 @@
-"""ROUND_RECORD.md "A record is INVALID": one test per rejection reason. The error is the one
+"""docs/round-record.md "A record is INVALID": one test per rejection reason. The error is the one
 ``InvalidRecord(path, reason)``; ``str()`` is ``"path: reason"``; nothing is settled."""
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""One test (or more) per line of RULES.md sections 3-8; [decision]s are named in the test."""
+"""One test (or more) per line of docs/rules.md sections 3-8; [decision]s are named in the test."""
 import pytest
 
 from tables.engine import InvalidRecord, fallback, legal_actions, ruleset, settle

@@ -30,7 +30,7 @@ FUNDS = Decimal("100.00")
 
 
 def record_for(round_, bets=BETS, dealer=DEALER, player_cards=PLAYER_CARDS):
-    """The round record (ROUND_RECORD.md) of ``round_`` with ``bets`` ({id: (type, stake, actions, _)})."""
+    """The round record (docs/round-record.md) of ``round_`` with ``bets`` ({id: (type, stake, actions, _)})."""
     players = dict(Bet.objects.filter(round=round_).values_list("record_id", "player__code"))
     items = []
     for rid, (bet_type, stake, actions, _) in bets.items():

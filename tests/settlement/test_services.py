@@ -1,4 +1,4 @@
-"""Service-level tests of settlement (RULES.md 5, 8, 10; ROUND_RECORD.md "Result") on PostgreSQL."""
+"""Service-level tests of settlement (RULES 5, 8, 10; docs/round-record.md "Result") on PostgreSQL."""
 
 from datetime import timedelta
 from decimal import Decimal

@@ -1,5 +1,5 @@
 """The game-server API: who may call it, the error format, and complete rounds per variant
-(RULES 3-10, ROUND_RECORD.md; records shaped like tests/data/cases)."""
+(RULES 3-10, docs/round-record.md; records shaped like tests/data/cases)."""
 
 import copy
 import json

@@ -1,5 +1,5 @@
 """The game server reports scans, rescans, decisions and auto-play to the round's timeline
-(issue 4 RoundEvent kinds; RULES.md 10: a card is scanned again until it is read)."""
+(RoundEvent kinds; RULES 10: a card is scanned again until it is read)."""
 
 import pytest
 

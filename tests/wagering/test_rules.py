@@ -1,4 +1,4 @@
-"""Placement and round rules through the service layer (RULES.md 4, 6, 8, 9, 10)."""
+"""Placement and round rules through the service layer (RULES 4, 6, 8, 9, 10)."""
 
 from decimal import Decimal
 

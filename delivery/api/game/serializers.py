@@ -122,7 +122,7 @@ class ExtraBatchResultSerializer(serializers.Serializer):
 
 
 class ResultRequestSerializer(serializers.Serializer):
-    record = serializers.JSONField(help_text="The round record (ROUND_RECORD.md).")
+    record = serializers.JSONField(help_text="The round record (docs/round-record.md).")
     cut_card_out = StrictBooleanField(default=False)
 
 
