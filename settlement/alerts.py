@@ -5,6 +5,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import audit
+from .locks import lock_open_alerts
 from .models import Alert, OperatorAction
 
 
@@ -16,8 +17,7 @@ def acknowledge_alerts(*, alert_ids, reason, actor):
     alerts acknowledged by this call."""
     reason = audit.require_reason(reason)
     _, user = audit.actor_fields(actor)
-    alerts = list(Alert.objects.select_for_update().filter(pk__in=alert_ids, acknowledged_at__isnull=True)
-                  .order_by("pk"))
+    alerts = lock_open_alerts(alert_ids)
     now = timezone.now()
     for alert in alerts:
         alert.acknowledged_at, alert.acknowledged_by = now, user

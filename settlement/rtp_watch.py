@@ -37,6 +37,7 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from tables import rtp
+from tables.locks import lock_table
 from tables.models import Round, Shoe, Table
 from wagering.models import Bet
 
@@ -184,7 +185,7 @@ def raise_alerts(table: Table, deviations) -> list[Alert]:
         return []
     done = []
     with transaction.atomic():
-        Table.objects.select_for_update().filter(pk=table.pk).first()
+        lock_table(table)
         open_alerts = {(a.payload.get("bet_type"), a.payload.get("window")): a for a in Alert.objects.filter(
             kind=Alert.Kind.RTP_DEVIATION, table=table, acknowledged_at__isnull=True)}
         for d in flagged:

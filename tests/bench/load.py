@@ -82,8 +82,8 @@ def _load(cur, table_id, rounds, first_round):
     shoe_id = cur.fetchone()[0]
     last = first_round + rounds
     cur.execute("""INSERT INTO tables_round (table_id, shoe_id, shoe_round, external_id, state, failure_reason,
-                                             opened_at, closed_at, resulted_at, settled_at)
-                   SELECT %s, %s, i, 'BL-' || i, 'settled', '', now() - (%s - i) * interval '1 minute',
+                                             pay_tables, opened_at, closed_at, resulted_at, settled_at)
+                   SELECT %s, %s, i, 'BL-' || i, 'settled', '', '{}'::jsonb, now() - (%s - i) * interval '1 minute',
                           now() - (%s - i) * interval '1 minute', now() - (%s - i) * interval '1 minute',
                           now() - (%s - i) * interval '1 minute'
                    FROM generate_series(%s, %s) i""",
