@@ -208,6 +208,7 @@ def main():
     from rest_framework.authtoken.models import Token
 
     from accounts.models import Player
+    from settlement.selectors import bet_ledger_entries, bet_replay
     from wagering import selectors
     from wagering.models import Bet
 
@@ -246,8 +247,7 @@ def main():
         "filtered list page, the 100,000-bet player": lambda: list(heavy_filtered.values(*selectors.BET_ROW)[:page]),
         "totals of that filtered range": lambda: selectors.bet_totals(heavy_filtered),
         "bet detail (row, replay, ledger)": lambda: (selectors.with_extras(details.filter(pk=some_bet.pk).first()),
-                                                   selectors.bet_replay(some_bet),
-                                                   list(selectors.bet_ledger_entries(some_bet))),
+                                                   bet_replay(some_bet), list(bet_ledger_entries(some_bet))),
     })
     server = start_server(args.workers, args.threads, args.chdir)
     try:
