@@ -80,7 +80,7 @@ class AccountAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
 
     list_display = ("id", "kind", "player", "name", "currency", "balance_shown", "negative_flagged")
     list_filter = ("kind", "currency", "negative_flagged")
-    search_fields = ("=player__code", "name")
+    search_fields = ("=player__code", "=player__game_code", "name")
     list_select_related = ("player", "currency")
     show_full_result_count = False
     change_form_template = "admin/accounts/account/change_form.html"

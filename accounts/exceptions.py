@@ -1,8 +1,23 @@
-"""Named errors of the ledger. Each carries a stable machine-readable ``code`` for the APIs."""
+"""Named errors of the ledger and of operators' players and sessions, and the root of every named
+error of the platform (``PlatformError``). Each carries a stable machine-readable ``code`` and the
+HTTP ``status`` the APIs answer with; nothing was written when one is raised."""
 
 
-class LedgerError(Exception):
-    """Base of every ledger error; nothing was written when one is raised."""
+class PlatformError(Exception):
+    """Root of the platform's named errors: ``code`` (stable), ``status`` (HTTP), ``detail`` (a
+    sentence), ``extra`` (machine-readable details the APIs add to the answer)."""
+
+    code = "error"
+    status = 400
+
+    def __init__(self, detail, **extra):
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class LedgerError(PlatformError):
+    """Base of every ledger error."""
 
     code = "ledger_error"
 
@@ -17,11 +32,12 @@ class InsufficientFunds(LedgerError):
     """A player wallet would go below zero."""
 
     code = "insufficient_funds"
+    status = 409
 
 
 class CurrencyMismatch(LedgerError):
     """The accounts of one transaction are in different currencies (real and play-for-fun money
-    never meet, RULES 9)."""
+    never meet, RULES 9), or belong to different operators."""
 
     code = "currency_mismatch"
 
@@ -30,3 +46,43 @@ class IdempotencyConflict(LedgerError):
     """The idempotency key was already used for a different movement of money."""
 
     code = "idempotency_conflict"
+    status = 409
+
+
+class OperatorError(PlatformError):
+    """Base of the errors of operators' players, sessions and transfers."""
+
+    code = "operator_error"
+
+
+class UnknownPlayer(OperatorError):
+    """No such player at this operator (another operator's player is unknown too)."""
+
+    code = "not_found"
+    status = 404
+
+
+class UnknownSession(OperatorError):
+    """No such session of this operator's players."""
+
+    code = "not_found"
+    status = 404
+
+
+class InvalidRequest(OperatorError):
+    """A player code, account kind, display name, transfer id or direction the platform cannot take."""
+
+    code = "invalid_input"
+
+
+class CurrencyNotAllowed(OperatorError):
+    """A currency the operator may not use, or the player holds no wallet in."""
+
+    code = "currency_not_allowed"
+
+
+class WrongWalletMode(OperatorError):
+    """A transfer for an operator in seamless mode (its players' money stays in its own wallet)."""
+
+    code = "wrong_wallet_mode"
+    status = 409

@@ -1,11 +1,12 @@
-"""Players, currencies, ledger accounts (player wallets, house and cashier accounts) and the
-double-entry ledger. Balances change only through ``accounts.services.post``; rows here are never
-edited by hand (ledger rows are immutable, enforced in ``save``/``delete`` and by a database trigger
-on PostgreSQL)."""
+"""Operators (casino brands) with their API keys, staff and player sessions; players, currencies,
+ledger accounts (player wallets, house and cashier accounts) and the double-entry ledger. Balances
+change only through ``accounts.services.post``; rows here are never edited by hand (ledger rows
+are immutable, enforced in ``save``/``delete`` and by a database trigger on PostgreSQL)."""
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from rest_framework_api_key.models import AbstractAPIKey
 
 #: Money columns hold up to 4 minor-unit decimals; a currency's own ``minor_units`` is enforced
 #: by ``accounts.money.parse_amount`` before anything is written.
@@ -29,21 +30,135 @@ class Currency(models.Model):
         return self.code
 
 
+#: The operator the platform's data migrated to, whose players the game server names by their
+#: code alone (other operators' players are ``<operator>:<code>``).
+DEFAULT_OPERATOR = "default"
+
+
+class Operator(models.Model):
+    """A casino brand: it owns its players and, in ``transfer`` mode, moves their money in and out
+    of the platform's wallets through the operator API; in ``seamless`` mode it keeps the money in
+    its own wallet at ``wallet_url`` (calls signed with ``wallet_secret``, each waiting at most
+    ``wallet_timeout_ms``). ``currencies``: the currencies its players may hold and play."""
+
+    class WalletMode(models.TextChoices):
+        TRANSFER = "transfer", "Transfer (the platform's wallets)"
+        SEAMLESS = "seamless", "Seamless (the operator's wallet)"
+
+    code = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=100)
+    wallet_mode = models.CharField(max_length=8, choices=WalletMode.choices, default=WalletMode.TRANSFER)
+    currencies = models.ManyToManyField(Currency, related_name="operators", blank=True)
+    wallet_url = models.URLField(blank=True)
+    wallet_secret = models.CharField(max_length=128, blank=True)
+    wallet_timeout_ms = models.PositiveIntegerField(default=3000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(code__contains=":"), name="operator_code_has_no_colon"),
+            models.CheckConstraint(condition=Q(wallet_mode="transfer") | ~Q(wallet_url="") & ~Q(wallet_secret=""),
+                                   name="seamless_operator_has_wallet"),
+        ]
+
+    def __str__(self):
+        return self.code
+
+    def game_code(self, code):
+        """The name the game server and round records use for this operator's player ``code``."""
+        return code if self.code == DEFAULT_OPERATOR else f"{self.code}:{code}"
+
+
+class OperatorAPIKey(AbstractAPIKey):
+    """A key of the operator API (``Authorization: Bearer <key>``): stored hashed (its ``prefix``
+    identifies it, the rest is checked against ``hashed_key``), shown once when created,
+    revocable (``revoked``, for good). It acts only on its ``operator``'s players and data."""
+
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="api_keys")
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "operator API key"
+        verbose_name_plural = "operator API keys"
+
+
+class OperatorAPICall(models.Model):
+    """One call of the operator API, kept as its audit: which ``key`` (and so which operator), the
+    ``method`` and ``path``, the HTTP ``status`` answered, when."""
+
+    key = models.ForeignKey(OperatorAPIKey, on_delete=models.PROTECT, related_name="calls")
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=255)
+    status = models.PositiveSmallIntegerField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "operator API call"
+        indexes = [models.Index(fields=["operator", "at"], name="operator_call_at")]
+
+    def __str__(self):
+        return f"{self.method} {self.path} {self.status}"
+
+
+class OperatorStaff(models.Model):
+    """A staff user of one operator: in the admin they see only that operator's players, bets,
+    rounds' bets, disputes and reports. Staff without this row are the provider's (they see all)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="operator_staff")
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="staff")
+
+    class Meta:
+        verbose_name_plural = "operator staff"
+
+    def __str__(self):
+        return f"{self.user} ({self.operator})"
+
+
 class Player(models.Model):
-    """A player, linked to a Django user. ``code`` is the id the game server knows the player by
-    (the ``player`` field of a round record). ``account_kind`` is ``real`` or ``trial``."""
+    """A player of one ``operator``, linked to a Django user (the player API's identity).
+
+    - ``code``: the operator's id of the player, unique within the operator;
+    - ``game_code``: the name the game server and round records use: ``code`` at the default
+      operator, ``<operator>:<code>`` at the others (``Operator.game_code``); unique;
+    - ``account_kind``: ``real`` or ``trial`` (RULES 9), set by the operator;
+    - ``display_name``: optional, the operator's.
+    ``operator`` and ``code`` never change once the player exists."""
 
     class Kind(models.TextChoices):
         REAL = "real", "Real"
         TRIAL = "trial", "Trial"
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="player")
-    code = models.CharField(max_length=64, unique=True)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="players")
+    code = models.CharField(max_length=64)
+    game_code = models.CharField(max_length=100, unique=True)
     account_kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.REAL)
+    display_name = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["operator", "code"], name="one_player_code_per_operator")]
+
     def __str__(self):
-        return self.code
+        return self.game_code
+
+
+class PlayerSession(models.Model):
+    """A player's session of the player API (``Authorization: Bearer <token>``), minted by the
+    player's operator for one ``currency``. Only a hash of the token is stored (``token_hash``,
+    SHA-256 hex). It ends at ``expires_at`` (its absolute lifetime), after
+    ``PLAYER_SESSION_IDLE_SECONDS`` without use (``last_used_at``), or when revoked."""
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="sessions")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"session {self.pk} of {self.player_id}"
 
 
 class Account(models.Model):
@@ -52,8 +167,12 @@ class Account(models.Model):
     - ``wallet``: a player's money; one per player per currency; its ``balance`` is kept up to date
       under a row lock and may never go below zero, except through a reversal of a settled round,
       which sets ``negative_flagged`` for operators.
-    - ``house``: the house side of one table (``name`` = ``table:<code>``) in one currency.
-    - ``cashier``: where deposits come from and withdrawals go, one per currency.
+    - ``house``: the house side of one table (``name`` = ``table:<code>``) for one operator in one
+      currency, or an operator's ``adjustments`` account.
+    - ``cashier``: where an operator's deposits come from and withdrawals go, one per currency.
+
+    Every account is its ``operator``'s (a wallet: its player's); a posting never crosses operators,
+    so each operator's accounts of a currency sum to zero.
 
     House and cashier balances are not kept in a column (they would be a hot row every bet
     contends for): they are the sum of their entries (``accounts.selectors.account_balance``).
@@ -65,6 +184,7 @@ class Account(models.Model):
         CASHIER = "cashier", "Cashier"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="accounts")
     currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="accounts")
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="wallets")
     name = models.CharField(max_length=64, blank=True)
@@ -76,8 +196,8 @@ class Account(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["player", "currency"], condition=Q(kind="wallet"),
                                     name="one_wallet_per_player_currency"),
-            models.UniqueConstraint(fields=["kind", "name", "currency"], condition=~Q(kind="wallet"),
-                                    name="one_named_account_per_currency"),
+            models.UniqueConstraint(fields=["operator", "kind", "name", "currency"], condition=~Q(kind="wallet"),
+                                    name="one_named_account_per_operator_currency"),
             models.CheckConstraint(condition=Q(kind="wallet", player__isnull=False)
                                    | (~Q(kind="wallet") & Q(player__isnull=True)),
                                    name="wallet_has_player"),
@@ -87,7 +207,7 @@ class Account(models.Model):
 
     def __str__(self):
         if self.is_wallet:
-            return f"{self.player_id and self.player.code} {self.currency_id}"
+            return f"{self.player_id and self.player.game_code} {self.currency_id}"
         return f"{self.name} {self.currency_id}"
 
     @property

@@ -7,20 +7,20 @@ from .sql import BY_KEY, execute_binary, instances, number_array, select_list
 
 #: The columns of a wallet and its player that placing bets and posting stakes read; the others
 #: are deferred, so that these hot paths do not read and parse them (timestamps above all).
-WALLET_FIELDS = {"id", "kind", "currency_id", "player_id", "balance", "negative_flagged"}
-PLAYER_FIELDS = {"id", "code", "account_kind"}
+WALLET_FIELDS = {"id", "kind", "operator_id", "currency_id", "player_id", "balance", "negative_flagged"}
+PLAYER_FIELDS = {"id", "operator_id", "code", "game_code", "account_kind"}
 
 
 def lock_wallets_by_code(currency, codes):
-    """The wallets in ``currency`` (a ``Currency``) of the players whose code is in ``codes`` (a
-    set of str), locked ``FOR UPDATE`` in primary-key order; each with its ``player`` and
+    """The wallets in ``currency`` (a ``Currency``) of the players whose game code is in ``codes``
+    (a set of str), locked ``FOR UPDATE`` in primary-key order; each with its ``player`` and
     ``currency`` (the instance given) loaded. Returns a list of ``Account``; the fields outside
     ``WALLET_FIELDS`` and ``PLAYER_FIELDS`` are deferred."""
     width = len(WALLET_FIELDS)
     rows = execute_binary(
         f"""SELECT {select_list(Account, "a", WALLET_FIELDS)}, {select_list(Player, "p", PLAYER_FIELDS)}
             FROM {Account._meta.db_table} AS a JOIN {Player._meta.db_table} AS p ON p.id = a.player_id
-            WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar AND p.code = ANY(%b::varchar[])
+            WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar AND p.game_code = ANY(%b::varchar[])
             ORDER BY a.id FOR UPDATE OF a""",
         [Account.Kind.WALLET.value, currency.pk, list(codes)])
     wallets = instances(Account, [row[:width] for row in rows], WALLET_FIELDS)

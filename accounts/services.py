@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
-from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
 from .money import parse_amount
 from .sql import BY_KEY, array_sql, execute_binary
 
@@ -39,6 +39,8 @@ def _validated(posting):
     src, dst = posting.source, posting.destination
     if src.currency_id != dst.currency_id:
         raise CurrencyMismatch(f"{posting.key}: {src.currency_id} account cannot pay a {dst.currency_id} account")
+    if src.operator_id != dst.operator_id:
+        raise CurrencyMismatch(f"{posting.key}: an account of one operator cannot pay another operator's")
     if src.pk == dst.pk:
         raise IdempotencyConflict(f"{posting.key}: source and destination are the same account")
     minor_units = src.currency.minor_units
@@ -253,44 +255,62 @@ def post_one(**posting):
 
 # --- accounts -------------------------------------------------------------------------------------
 
+def _id(value):
+    """The primary key of a model instance, or the value itself (a pk or a currency code)."""
+    return getattr(value, "pk", value)
+
+
 def wallet_for(*, player, currency):
-    """The player's wallet in ``currency`` (a ``Currency`` or its code), created empty if missing."""
-    code = currency.pk if isinstance(currency, Currency) else currency
-    wallet, _ = Account.objects.get_or_create(kind=Account.Kind.WALLET, player=player, currency_id=code)
+    """The player's wallet in ``currency`` (a ``Currency`` or its code), created empty if missing
+    (its operator is the player's)."""
+    wallet, _ = Account.objects.get_or_create(kind=Account.Kind.WALLET, player=player, currency_id=_id(currency),
+                                              defaults={"operator_id": player.operator_id})
     return wallet
 
 
-def house_account(*, name, currency):
-    """The house account ``name`` (``table:<code>``) in ``currency``, created if missing."""
-    code = currency.pk if isinstance(currency, Currency) else currency
-    account, _ = Account.objects.get_or_create(kind=Account.Kind.HOUSE, name=name, currency_id=code)
+def house_account(*, name, currency, operator):
+    """``operator``'s (an ``Operator`` or pk) house account ``name`` (``table:<code>``,
+    ``adjustments``) in ``currency``, created if missing."""
+    account, _ = Account.objects.get_or_create(kind=Account.Kind.HOUSE, name=name, currency_id=_id(currency),
+                                               operator_id=_id(operator))
     return account
 
 
-def cashier_account(*, currency):
-    """The cashier account of ``currency``: the outside world for deposits and withdrawals."""
-    code = currency.pk if isinstance(currency, Currency) else currency
-    account, _ = Account.objects.get_or_create(kind=Account.Kind.CASHIER, name="cashier", currency_id=code)
+def cashier_account(*, currency, operator):
+    """``operator``'s (an ``Operator`` or pk) cashier account of ``currency``: the outside world for
+    its deposits and withdrawals."""
+    account, _ = Account.objects.get_or_create(kind=Account.Kind.CASHIER, name="cashier", currency_id=_id(currency),
+                                               operator_id=_id(operator))
     return account
 
 
-def create_player(*, user, code, account_kind=Player.Kind.REAL):
-    """Create a ``Player`` for a Django ``user``."""
-    return Player.objects.create(user=user, code=code, account_kind=account_kind)
+def create_player(*, user, code, account_kind=Player.Kind.REAL, operator=None):
+    """Create ``operator``'s (default: the default operator's) ``Player`` ``code`` for a Django ``user``."""
+    operator = operator or default_operator()
+    return Player.objects.create(user=user, operator=operator, code=code, game_code=operator.game_code(code),
+                                 account_kind=account_kind)
+
+
+def default_operator():
+    """The default operator (``DEFAULT_OPERATOR``), created if missing."""
+    operator, _ = Operator.objects.get_or_create(code=DEFAULT_OPERATOR, defaults={"name": "Default operator"})
+    return operator
 
 
 # --- the movements --------------------------------------------------------------------------------
 
 def deposit(*, wallet, amount, key, memo=""):
-    """Credit ``amount`` to a player ``wallet`` from the cashier (operators, tests, demo set-up)."""
-    return post_one(key=key, kind=Kind.DEPOSIT, source=cashier_account(currency=wallet.currency_id),
+    """Credit ``amount`` to a player ``wallet`` from its operator's cashier (transfers, tests, demo set-up)."""
+    return post_one(key=key, kind=Kind.DEPOSIT, source=cashier_account(currency=wallet.currency_id,
+                                                                       operator=wallet.operator_id),
                     destination=wallet, amount=amount, memo=memo)
 
 
 def withdraw(*, wallet, amount, key, memo=""):
-    """Pay ``amount`` out of a player ``wallet`` to the cashier; ``InsufficientFunds`` if it can't."""
+    """Pay ``amount`` out of a player ``wallet`` to its operator's cashier; ``InsufficientFunds`` if it can't."""
     return post_one(key=key, kind=Kind.WITHDRAWAL, source=wallet,
-                    destination=cashier_account(currency=wallet.currency_id), amount=amount, memo=memo)
+                    destination=cashier_account(currency=wallet.currency_id, operator=wallet.operator_id),
+                    amount=amount, memo=memo)
 
 
 def post_stake(*, wallet, house, amount, key, memo=""):

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
+    "rest_framework_api_key",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Redoc served from our static files: /api/docs/ works offline
@@ -106,6 +107,12 @@ USE_TZ = True  # stored in UTC
 # print ISO 8601 with the offset, so their clients read the same instants.
 OPERATOR_TIME_ZONE = env("OPERATOR_TIME_ZONE", default="UTC")
 TIME_ZONE = OPERATOR_TIME_ZONE
+# Player sessions (minted by operators, ``POST /api/operator/v1/sessions/``): a session ends this
+# long after it was opened, or after this long without a request, or when revoked. A web process
+# remembers a session it checked for PLAYER_API_TOKEN_CACHE_SECONDS, so an end takes effect in
+# every process within that many seconds.
+PLAYER_SESSION_LIFETIME_SECONDS = env.int("PLAYER_SESSION_LIFETIME_SECONDS", default=8 * 3600)
+PLAYER_SESSION_IDLE_SECONDS = env.int("PLAYER_SESSION_IDLE_SECONDS", default=30 * 60)
 # The largest manual adjustment (absolute, in major units of any currency) a Dispute officer may
 # make; Supervisors (``accounts.adjust_any``) are not limited.
 DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))

@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from accounts.exceptions import InsufficientFunds, LedgerError
+from accounts.exceptions import InsufficientFunds, PlatformError
 from accounts.models import Account
 from accounts.selectors import wallet_balance
 from adminkit.money import format_money
@@ -202,7 +202,7 @@ def dispute_resolve(request, dispute_id):
                                     adjustment=form.cleaned_data["adjustment"], actor=request.user)
         except (AdjustmentLimitExceeded, AdjustmentNotAllowed) as e:
             form.add_error("adjustment", _sentence(e))
-        except (ServiceError, LedgerError) as e:
+        except PlatformError as e:
             form.add_error(None, f"Dispute {dispute.pk} was not resolved: "
                                  f"{_refusal(e, dispute.player, dispute.currency)}")
         else:
@@ -228,7 +228,7 @@ def account_adjust(request, account_id):
                                        key=form.cleaned_data["key"])
         except AdjustmentLimitExceeded as e:
             form.add_error("amount", _sentence(e))
-        except (ServiceError, LedgerError) as e:
+        except PlatformError as e:
             messages.error(request, f"No adjustment: {_refusal(e, wallet.player, wallet.currency)}")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
         else:

@@ -160,7 +160,8 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     if amount:
         table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
         post_adjustment(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
-                        house=house_account(name=table.house_name, currency=dispute.currency_id),
+                        house=house_account(name=table.house_name, currency=dispute.currency_id,
+                                            operator=dispute.player.operator_id),
                         amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
     audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
                  reason=resolution, upheld=upheld, adjustment=None if amount is None else str(amount))
@@ -182,7 +183,8 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
     check_adjustment_limit(audit.actor_fields(actor, actor_user)[1], value)
     ledger_key = f"adjust:manual:{key}"
     existed = LedgerTransaction.objects.filter(key=ledger_key).exists()
-    txn = post_adjustment(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id),
+    txn = post_adjustment(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id,
+                                                             operator=wallet.operator_id),
                           amount=value, key=ledger_key, memo=reason)
     if not existed:
         audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,

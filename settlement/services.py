@@ -26,7 +26,7 @@ from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.exceptions import IllegalTransition, NotFound
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
-from tables.services import event, table_house
+from tables.services import event, table_houses
 from wagering.models import Bet
 from wagering.records import check_record
 
@@ -76,9 +76,9 @@ def flag_negative(round_, players, why):
                                       player_id__in=players, balance__lt=0).select_related("player")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
-              message=f"wallet of {w.player.code} is {w.balance} {w.currency_id} after the {why} of round "
+              message=f"wallet of {w.player.game_code} is {w.balance} {w.currency_id} after the {why} of round "
                       f"{round_.title}",
-              payload={"wallet": w.pk, "player": w.player.code, "balance": str(w.balance)})
+              payload={"wallet": w.pk, "player": w.player.game_code, "balance": str(w.balance)})
         for w in negative])
 
 
@@ -98,9 +98,10 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
           bets=len(results), staked=str(result.total_staked), returned=str(result.total_returned)).save()
     # The payouts last: their wallet locks are held only until the commit (the players' next bets
     # wait for them). Only the paid players' wallets are read.
-    house = table_house(round_.table)
     wallets = player_wallets({player_id for _, player_id, _ in paid}, round_.table.currency)
-    post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=house, destination=wallets[player_id], amount=returned)
+    houses = table_houses(round_.table, wallets.values())
+    post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=houses[wallets[player_id].operator_id],
+                  destination=wallets[player_id], amount=returned)
           for pk, player_id, returned in paid])
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
@@ -206,12 +207,13 @@ def _resettle_locked(round_, result, bets, n, label, user):
     returns ``{record_id: difference}`` of the bets whose return changed."""
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
-    house = table_house(round_.table)
     wallets = player_wallets({bets[rid].player_id for rid in diffs}, round_.table.currency)
+    houses = table_houses(round_.table, wallets.values())
     credits, debits = [], []
     for rid, diff in diffs.items():
         bet = bets[rid]
         wallet, key = wallets[bet.player_id], f"resettle:{bet.pk}:{n}"
+        house = houses[wallet.operator_id]
         if diff > 0:
             credits.append(Posting(key=key, kind=Kind.PAYOUT, source=house, destination=wallet, amount=diff))
         else:

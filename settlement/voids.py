@@ -18,7 +18,7 @@ from accounts.services import Posting, post
 from tables.exceptions import IllegalTransition
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent, Shoe
-from tables.services import event, table_house
+from tables.services import event, table_houses
 from wagering.closing import refund_bets
 from wagering.models import Bet
 
@@ -59,10 +59,12 @@ def _reverse_locked(round_, label, user):
     events = refund_bets(round_, bets, actor=label, actor_user=user)
     paid = [b for b in bets if b.returned]
     players = {b.player_id for b in paid}
-    house, wallets = table_house(round_.table), player_wallets(players, round_.table.currency)
+    wallets = player_wallets(players, round_.table.currency)
+    houses = table_houses(round_.table, wallets.values())
     memo = f"void of settled round {round_.title}"
-    post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id], destination=house,
-                  amount=b.returned, memo=memo) for b in paid], allow_negative=True)
+    post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id],
+                  destination=houses[wallets[b.player_id].operator_id], amount=b.returned, memo=memo)
+          for b in paid], allow_negative=True)
     flag_negative(round_, players, "reversal")
     return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
                            returned=str(b.returned)) for b in paid]

@@ -6,19 +6,14 @@ Nothing is written when a service raises one of these (the service's transaction
 The ledger's own errors (``accounts.exceptions``) are mapped the same way by their ``.code``.
 """
 
+from accounts.exceptions import PlatformError
 
-class ServiceError(Exception):
-    """Base of the named errors of the game services (rounds, bets, settlement, disputes).
-    ``code`` is stable; ``status`` is the HTTP status the APIs answer with; ``extra`` holds
-    machine-readable details (``field`` for ``InvalidRecord``)."""
+
+class ServiceError(PlatformError):
+    """Base of the named errors of the game services (rounds, bets, settlement, disputes):
+    ``accounts.exceptions.PlatformError``'s code, status, detail and extra."""
 
     code = "service_error"
-    status = 400
-
-    def __init__(self, detail, **extra):
-        super().__init__(detail)
-        self.detail = detail
-        self.extra = extra
 
 
 class NotFound(ServiceError):

@@ -26,10 +26,13 @@ def event(round_, event_kind, *, actor="", actor_user=None, **payload):
     return RoundEvent(round=round_, kind=event_kind, actor=actor[:100], actor_user=actor_user, payload=payload)
 
 
-def table_house(table):
-    """The house account of ``table`` in its currency (``table:<code>``), where its stakes go and
-    its returns come from; created if missing."""
-    return house_account(name=table.house_name, currency=table.currency_id)
+def table_houses(table, wallets):
+    """``{operator id: Account}``: the house accounts of ``table`` in its currency
+    (``table:<code>``), where its stakes go and its returns come from, for the operators of
+    ``wallets`` (player wallet ``Account`` rows: each operator's players play against its own
+    house account); created if missing."""
+    return {operator: house_account(name=table.house_name, currency=table.currency_id, operator=operator)
+            for operator in {w.operator_id for w in wallets}}
 
 
 def get_table(code):

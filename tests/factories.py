@@ -14,7 +14,7 @@ import factory
 from django.contrib.auth import get_user_model
 
 from accounts.models import Currency, Player
-from accounts.services import deposit, wallet_for
+from accounts.services import default_operator, deposit, wallet_for
 from tables.engine import ruleset
 from tables.models import Table, TableLimit
 from tables.services import open_round
@@ -58,7 +58,9 @@ class PlayerFactory(factory.django.DjangoModelFactory):
         skip_postgeneration_save = True
 
     user = factory.SubFactory(UserFactory)
+    operator = factory.LazyFunction(default_operator)
     code = factory.Sequence(lambda n: f"p-{n}")
+    game_code = factory.LazyAttribute(lambda player: player.operator.game_code(player.code))
     account_kind = Player.Kind.REAL
 
     @factory.post_generation

@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ERROR_FLAG
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -33,7 +34,7 @@ class BetSearchFilter(InputFilter):
 
     def filter(self, queryset, values):
         if "player" in values:
-            queryset = queryset.filter(player__code=values["player"])
+            queryset = queryset.filter(Q(player__code=values["player"]) | Q(player__game_code=values["player"]))
         if "bet" in values:
             bet = values["bet"]
             if bet.isdigit():

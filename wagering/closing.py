@@ -15,7 +15,7 @@ from accounts.services import Posting, post
 from tables.engine.seating import seats_emptied, unseated_after
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent
-from tables.services import event, table_house, unseat
+from tables.services import event, table_houses, unseat
 
 from .models import Bet, BetExtra
 
@@ -32,11 +32,12 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
     if not bets:
         return []
     table = round_.table
-    house = table_house(table)
     wallets = player_wallets({b.player_id for b in bets}, table.currency)
+    houses = table_houses(table, wallets.values())
     postings = []
     for bet in bets:
         wallet = wallets[bet.player_id]
+        house = houses[wallet.operator_id]
         postings.append(Posting(key=bet.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,
                                 destination=wallet, amount=bet.stake))
         postings += [Posting(key=x.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,

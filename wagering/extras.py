@@ -16,7 +16,7 @@ from tables.engine.extras import extra_stake, own_prerequisite, seat_prerequisit
 from tables.exceptions import IllegalTransition, InvalidInput, NotFound, ServiceError
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
-from tables.services import event, table_house
+from tables.services import event, table_houses
 
 from .exceptions import InvalidExtra
 from .models import Bet, BetExtra
@@ -133,9 +133,10 @@ class _Extras:
         """Write the extras taken, their ledger stakes (one ``post``), the follow flags and the events."""
         if self.new:
             BetExtra.objects.bulk_create(self.new)
-            house = table_house(self.table)
+            houses = table_houses(self.table, self.wallets.values())
             post([Posting(key=x.key, kind=LedgerTransaction.Kind.STAKE, source=self.wallets[x.bet.player_id],
-                          destination=house, amount=x.amount) for x in self.new])
+                          destination=houses[self.wallets[x.bet.player_id].operator_id], amount=x.amount)
+                  for x in self.new])
             follows = [x for x in self.new if x.kind in ("follow_double", "follow_split")]
             for x in follows:
                 setattr(x.bet, x.kind, True)

@@ -13,16 +13,16 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.exceptions import IdempotencyConflict, InsufficientFunds, LedgerError
+from accounts.exceptions import IdempotencyConflict, InsufficientFunds, PlatformError
 from accounts.locks import lock_wallets_by_code
 from accounts.models import LedgerTransaction, Player
 from accounts.money import parse_amount
 from accounts.services import Posting, post
 from tables.engine.seating import half_stake, may_take_seat, mirrored_stakes, why_no_bet_behind, why_no_seat
-from tables.exceptions import InvalidInput, NotFound, ServiceError
+from tables.exceptions import InvalidInput, NotFound
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
-from tables.services import event, table_house
+from tables.services import event, table_houses
 
 from . import pg
 from .exceptions import BehindOwnSeat, BettingClosed, LimitExceeded, SeatNotAllowed, SeatTaken, SideBetUnavailable
@@ -38,7 +38,7 @@ class BetOutcome:
     """What became of one bet request (index ``index`` of the list given to ``place_bets``):
     ``bets`` = the ``Bet`` and, for a premium seat bet mirrored on the player's second seat, the
     mirrored ``Bet``; ``created`` is False when the idempotency key had already placed them (no
-    second debit); ``error`` is the ``ServiceError``/``LedgerError`` (with ``.code``) that rejected
+    second debit); ``error`` is the ``PlatformError`` (with ``.code``) that rejected
     the request, in which case nothing was placed."""
 
     index: int
@@ -92,9 +92,9 @@ class _Placement:
         with their players in one query; players without a wallet in the table currency by a second
         one, only if there are any (they are rejected later for lack of funds, not as unknown)."""
         wallets = {w.player_id: w for w in lock_wallets_by_code(self.table.currency, codes)}
-        players = {w.player.code: w.player for w in wallets.values()}
+        players = {w.player.game_code: w.player for w in wallets.values()}
         if missing := codes - players.keys():
-            players.update((p.code, p) for p in Player.objects.filter(code__in=missing))
+            players.update((p.game_code, p) for p in Player.objects.filter(game_code__in=missing))
         return wallets, players
 
     # -- one request ------------------------------------------------------------------------------
@@ -122,7 +122,7 @@ class _Placement:
         placements = self._placements(player, bet_type, seat_no, stake)
         total = sum(s for _, s in placements)
         if self.available.get(player.pk, 0) < total:
-            raise InsufficientFunds(f"player {player.code} has {self.available.get(player.pk, 0)}, "
+            raise InsufficientFunds(f"player {player.game_code} has {self.available.get(player.pk, 0)}, "
                                     f"the bet needs {total}")
         record_id = request.get("record_id") or key
         if not isinstance(record_id, str) or record_id in self.record_ids:
@@ -173,7 +173,7 @@ class _Placement:
             reason = why_no_bet_behind(self.rules, own_seat=seat.player_id == player.pk,
                                        seats_held=len(self._held(player)))
             if reason is not None:
-                raise BehindOwnSeat(f"player {player.code} on seat {seat.number}: {reason}")
+                raise BehindOwnSeat(f"player {player.game_code} on seat {seat.number}: {reason}")
         return [(seat.number, stake)]
 
     def _held(self, player, but=None):
@@ -183,7 +183,7 @@ class _Placement:
         """A seat (main) bet: RULES 9 seats, premium mirroring (the engine's ``seating``)."""
         if not may_take_seat(trial=player.account_kind == Player.Kind.TRIAL,
                              play_for_fun=self.table.currency.play_for_fun):
-            raise SeatNotAllowed(f"player {player.code}'s account or currency never takes a seat")
+            raise SeatNotAllowed(f"player {player.game_code}'s account or currency never takes a seat")
         if seat.player_id not in (None, player.pk):
             raise SeatTaken(f"seat {seat.number} is taken by another player")
         if seat.number in self.main:
@@ -193,9 +193,9 @@ class _Placement:
             behind = self.behind.get(player.pk, set())
             if seat.number in behind:
                 reason = why_no_bet_behind(self.rules, own_seat=True, seats_held=len(held))
-                raise BehindOwnSeat(f"player {player.code} bets behind seat {seat.number}: {reason}")
+                raise BehindOwnSeat(f"player {player.game_code} bets behind seat {seat.number}: {reason}")
             if (reason := why_no_seat(self.rules, seats_held=len(held), behind_any=bool(behind))) is not None:
-                raise SeatNotAllowed(f"player {player.code}: {reason}")
+                raise SeatNotAllowed(f"player {player.game_code}: {reason}")
         placements = [(seat.number, stake)]
         for other in held:
             if other.number in self.main:
@@ -261,7 +261,7 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
             fresh = not isinstance(request.get("key"), str) or request["key"] not in placement.existing
             outcome.bets = placement.check(request)
             outcome.created = fresh
-        except (ServiceError, LedgerError) as error:
+        except PlatformError as error:
             outcome.error = error
             events.append(event(round_, Kind.BET_REJECTED, actor=actor, actor_user=actor_user,
                                 request={json_safe(k): json_safe(v) for k, v in list(request.items())[:16]}
@@ -271,16 +271,17 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
             new += outcome.bets
         outcomes.append(outcome)
     events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
-                     player=s.player.code) for s in placement.taken]
+                     player=s.player.game_code) for s in placement.taken]
     RoundEvent.objects.bulk_create(events, batch_size=2000)
     if new:
         try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
             _insert_bets(round_, new, actor=actor, actor_user=actor_user)
         except IntegrityError:  # a concurrent request used one of these keys for another player
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
-        house = table_house(round_.table)
-        post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=placement.wallets[b.player_id],
-                      destination=house, amount=b.stake) for b in new])
+        wallets = placement.wallets
+        houses = table_houses(round_.table, [wallets[b.player_id] for b in new])
+        post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=wallets[b.player_id],
+                      destination=houses[wallets[b.player_id].operator_id], amount=b.stake) for b in new])
         Seat.objects.bulk_update(placement.taken, ["player"])
     return outcomes
 
@@ -289,7 +290,7 @@ def _insert_bets(round_, bets, *, actor, actor_user):
     """Insert ``bets`` (unsaved ``Bet`` rows of ``round_``; they get their pks) and then one
     ``bet_placed`` event per bet, in order. PostgreSQL: one statement (``wagering.pg``); elsewhere
     the ORM. Raises ``IntegrityError`` if an idempotency key or record id is taken."""
-    payloads = [{"record_id": b.record_id, "player": b.player.code, "type": b.type, "seat": b.seat,
+    payloads = [{"record_id": b.record_id, "player": b.player.game_code, "type": b.type, "seat": b.seat,
                  "stake": str(b.stake)} for b in bets]
     if connection.vendor == "postgresql":
         pg.insert_bets(round_, bets, payloads, actor=actor, actor_user=actor_user)

@@ -18,7 +18,7 @@ def _platform_bets(round_):
     round holds thousands of bets, and this runs while the game server waits for its answer."""
     bets = round_.bets.exclude(state=Bet.State.REFUNDED)
     held = {record_id: (fields, {}) for record_id, *fields in
-            bets.values_list("record_id", "player__code", "type", "seat", "stake")}
+            bets.values_list("record_id", "player__game_code", "type", "seat", "stake")}
     for record_id, kind, amount in (BetExtra.objects.filter(bet__in=bets)
                                      .values_list("bet__record_id", "kind", "amount")):
         totals = held[record_id][1]

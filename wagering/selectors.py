@@ -143,7 +143,7 @@ def rounds_for_player(player):
 
 #: The Bet Record CSV columns: (header, value path for ``values_list``).
 CSV_COLUMNS = [
-    ("bet_id", "id"), ("record_id", "record_id"), ("placed_at", "placed_at"), ("player", "player__code"),
+    ("bet_id", "id"), ("record_id", "record_id"), ("placed_at", "placed_at"), ("player", "player__game_code"),
     ("table", "table__code"), ("variant", "table__variant"), ("round", "round__external_id"),
     ("type", "type"), ("seat", "seat"), ("stake", "stake"), ("currency", "currency_id"),
     ("state", "state"), ("outcome", "outcome"), ("returned", "returned"), ("settled_at", "settled_at"),

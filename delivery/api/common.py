@@ -2,9 +2,9 @@
 that take their JSON type only.
 
 Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"field"`` for
-``invalid_record``), from the services' named errors (``tables.exceptions.ServiceError`` and its
-kin), the ledger's errors (``accounts.exceptions``, by their ``.code``) and DRF's own
-(authentication, permission, parsing).
+``invalid_record``), from the platform's named errors (``accounts.exceptions.PlatformError``: the
+ledger's, the operators', and the game services' ``ServiceError``, each with its HTTP status) and
+DRF's own (authentication, permission, parsing).
 """
 
 import json
@@ -21,12 +21,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from accounts.exceptions import LedgerError
-from tables.exceptions import ServiceError
-
-#: HTTP status of the ledger's error codes (others: 400).
-LEDGER_STATUS = {"insufficient_funds": 409, "idempotency_conflict": 409}
-
+from accounts.exceptions import PlatformError
 
 #: A ``\uD800``-``\uDFFF`` escape in a JSON text: a UTF-16 surrogate, half of a pair or alone.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -82,7 +77,7 @@ def _flatten(detail):
 
 
 def error_body(exc):
-    """``{"code", "detail"[, "field"]}`` for a ``ServiceError`` or ``LedgerError``."""
+    """``{"code", "detail"[, "field"]}`` for a ``PlatformError``."""
     body = {"code": exc.code, "detail": str(exc)}
     body.update(getattr(exc, "extra", {}))
     return body
@@ -90,10 +85,8 @@ def error_body(exc):
 
 def exception_handler(exc, context):
     """DRF exception handler of the APIs (see the module docstring)."""
-    if isinstance(exc, ServiceError):
+    if isinstance(exc, PlatformError):
         return Response(error_body(exc), status=exc.status)
-    if isinstance(exc, LedgerError):
-        return Response(error_body(exc), status=LEDGER_STATUS.get(exc.code, 400))
     if isinstance(exc, RequestDataTooBig):
         return Response({"code": "invalid_input", "detail": "request body too large"}, status=413)
     response = drf_exception_handler(exc, context)

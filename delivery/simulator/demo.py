@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from accounts.models import Account, Currency, LedgerTransaction, Player
-from accounts.services import Posting, cashier_account, create_player, post, wallet_for
+from accounts.services import Posting, cashier_account, create_player, default_operator, post, wallet_for
 from tables.engine import ruleset
 from tables.models import Table, TableLimit
 
@@ -72,8 +72,9 @@ def _codes(kind: str, count: int) -> list[str]:
 
 
 @transaction.atomic
-def ensure_players(count: int, currencies, run_tag: str) -> dict[str, list[DemoPlayer]]:
-    """Make sure ``count`` demo players exist per currency group, with wallets and a first deposit.
+def ensure_players(count: int, currencies, run_tag: str, operator=None) -> dict[str, list[DemoPlayer]]:
+    """Make sure ``count`` demo players of ``operator`` (an ``Operator``; default: the default
+    operator) exist per currency group, with wallets and a first deposit from its cashier.
 
     Real-money currencies (EUR/USD) share one group: 80% real accounts (``demo-real-NNNN``, a
     wallet in each real currency, every tenth with a short deposit) and 20% trial accounts
@@ -89,31 +90,36 @@ def ensure_players(count: int, currencies, run_tag: str) -> dict[str, list[DemoP
         groups["trial"] = (_codes("trial", n_trial), Player.Kind.TRIAL, real_currencies)
     if "FUN" in currencies:
         groups["fun"] = (_codes("fun", count), Player.Kind.REAL, ["FUN"])
+    operator = operator or default_operator()
     all_codes = [c for codes, _, _ in groups.values() for c in codes]
-    players = {p.code: p for p in Player.objects.filter(code__in=all_codes)}
+    players = {p.code: p for p in Player.objects.filter(operator=operator, code__in=all_codes)}
     User = get_user_model()
     missing = [c for c in all_codes if c not in players]
-    existing_users = {u.username: u for u in User.objects.filter(username__in=missing)}
-    new_users = [User(username=c, password="!") for c in missing if c not in existing_users]  # "!": no password login
+    usernames = {c: operator.game_code(c) for c in missing}
+    existing_users = {u.username: u for u in User.objects.filter(username__in=usernames.values())}
+    new_users = [User(username=name, password="!") for name in usernames.values()  # "!": no password login
+                 if name not in existing_users]
     for user in User.objects.bulk_create(new_users):
         existing_users[user.username] = user
     kind_of = {c: kind for codes, kind, _ in groups.values() for c in codes}
     for code in missing:
-        players[code] = create_player(user=existing_users[code], code=code, account_kind=kind_of[code])
+        players[code] = create_player(user=existing_users[usernames[code]], code=code, account_kind=kind_of[code],
+                                      operator=operator)
     postings = []
     for group, (codes, _, group_currencies) in groups.items():
         for currency in group_currencies:
             wallets = {w.player_id: w for w in Account.objects.filter(
-                kind=Account.Kind.WALLET, currency_id=currency, player__code__in=codes).select_related("currency")}
-            cashier = cashier_account(currency=currency)
+                kind=Account.Kind.WALLET, currency_id=currency, player__in=[players[c] for c in codes])
+                .select_related("currency")}
+            cashier = cashier_account(currency=currency, operator=operator)
             for i, code in enumerate(codes):
                 player = players[code]
                 wallet = wallets.get(player.pk) or wallet_for(player=player, currency=currency)
                 amount = SHORT_DEPOSIT if group == "real" and i % 10 == 9 else DEPOSIT
                 if player.pk not in wallets:
-                    key = f"demo-deposit:{code}:{currency}"
+                    key = f"demo-deposit:{player.game_code}:{currency}"
                 elif wallet.balance < amount / 4:  # broke after an earlier run: top up to the start amount
-                    key, amount = f"demo-topup:{code}:{currency}:{run_tag}", amount - wallet.balance
+                    key, amount = f"demo-topup:{player.game_code}:{currency}:{run_tag}", amount - wallet.balance
                 else:
                     continue
                 postings.append(Posting(key=key, kind=LedgerTransaction.Kind.DEPOSIT, source=cashier,
@@ -122,5 +128,5 @@ def ensure_players(count: int, currencies, run_tag: str) -> dict[str, list[DemoP
     out = {c: [] for c in currencies}
     for group, (codes, _, group_currencies) in groups.items():
         for currency in group_currencies:
-            out[currency] += [DemoPlayer(code, group) for code in codes]
+            out[currency] += [DemoPlayer(players[code].game_code, group) for code in codes]
     return out

@@ -47,7 +47,7 @@ PLACE_BATCH = 500
 
 def _record_bet(bet: Bet, minor_units: int) -> dict:
     """A platform bet as a round-record bet (flags false until the extra stake is taken)."""
-    d = {"id": bet.record_id, "player": bet.player.code, "type": bet.type,
+    d = {"id": bet.record_id, "player": bet.player.game_code, "type": bet.type,
          "stake": f"{bet.stake:.{minor_units}f}"}
     if bet.seat is not None:
         d["seat"] = bet.seat
@@ -126,7 +126,7 @@ class TableGame:
     def _seat_and_bet(self, round_, shoe_round: int) -> None:
         """Classic/premium betting: seat bets first; players refused a seat (trial and play-for-fun
         accounts, RULES 9) then bet behind with the others, and side bets go on occupied seats."""
-        seats = dict(Seat.objects.filter(table=self.table).values_list("number", "player__code"))
+        seats = dict(Seat.objects.filter(table=self.table).values_list("number", "player__game_code"))
         requests = self.bets.seat_bets(seats)
         refused, occupied = [], {}
         for request, outcome in zip(requests, self._place(round_, requests)):
@@ -135,7 +135,8 @@ class TableGame:
                 self.stats.refusals.append((self.table.code, request["player"], self.kind[request["player"]],
                                             str(outcome.error)))
             occupied.update({b.seat: request["player"] for b in outcome.bets})
-        seated = set(Seat.objects.filter(table=self.table, player__isnull=False).values_list("player__code", flat=True))
+        seated = set(Seat.objects.filter(table=self.table, player__isnull=False)
+                     .values_list("player__game_code", flat=True))
         self._place(round_, self.bets.behind_and_side_bets(occupied, seated, refused, shoe_round))
 
     def _play(self, round_) -> dict:

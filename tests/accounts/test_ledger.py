@@ -44,7 +44,7 @@ def wallet(eur):
 
 @pytest.fixture
 def house(eur):
-    return ledger.house_account(name="table:T1", currency=eur)
+    return ledger.house_account(name="table:T1", currency=eur, operator=ledger.default_operator())
 
 
 def balance(account):
@@ -156,8 +156,8 @@ def test_a_batch_with_a_posted_key_writes_only_the_new_ones(wallet, house):
 def test_a_big_batch_over_many_wallets_keeps_every_running_balance(eur, house):
     """More postings than ``PREPARED_UP_TO`` (the statement planned for its own arrays), wallets interleaved."""
     wallets = [ledger.wallet_for(player=make_player(), currency=eur) for _ in range(3)]
-    ledger.post([ledger.Posting(f"dep:g{i}", "deposit", ledger.cashier_account(currency=eur), w, Decimal("1000.00"))
-                 for i, w in enumerate(wallets)])
+    cashier = ledger.cashier_account(currency=eur, operator=ledger.default_operator())
+    ledger.post([ledger.Posting(f"dep:g{i}", "deposit", cashier, w, Decimal("1000.00")) for i, w in enumerate(wallets)])
     n = ledger.PREPARED_UP_TO * 2
     done = ledger.post([ledger.Posting(f"stake:g{i}", "stake", wallets[i % 3], house, Decimal(i + 1))
                         for i in range(n)])
@@ -189,7 +189,7 @@ def test_the_same_key_twice_in_one_batch_is_a_conflict(wallet, house):
 
 def test_currencies_never_meet(wallet, eur, fun):
     """RULES 9: real and play-for-fun money can never meet in one transaction."""
-    fun_house = ledger.house_account(name="table:T1", currency=fun)
+    fun_house = ledger.house_account(name="table:T1", currency=fun, operator=ledger.default_operator())
     ledger.deposit(wallet=wallet, amount="10.00", key="dep:m")
     with pytest.raises(CurrencyMismatch):
         ledger.post_stake(wallet=wallet, house=fun_house, amount="1.00", key="stake:m")
@@ -230,7 +230,7 @@ def test_a_wallet_a_reversal_left_negative_may_be_paid_but_not_debited(wallet, h
 
 def test_a_posting_between_house_accounts_keeps_no_running_balance(eur, house):
     """No player wallet in the movement: nothing to lock or keep a balance for."""
-    cashier = ledger.cashier_account(currency=eur)
+    cashier = ledger.cashier_account(currency=eur, operator=ledger.default_operator())
     txn = ledger.post_one(key="float:1", kind="deposit", source=cashier, destination=house, amount="50.00")
     assert sorted((e.account_id, e.amount, e.balance_after) for e in txn.entries.all()) == sorted(
         [(cashier.pk, Decimal("-50.00"), None), (house.pk, Decimal("50.00"), None)])
@@ -263,7 +263,7 @@ def test_one_wallet_per_player_and_currency(eur):
     player = make_player()
     assert ledger.wallet_for(player=player, currency=eur).pk == ledger.wallet_for(player=player, currency="EUR").pk
     with pytest.raises(IntegrityError), transaction.atomic():
-        Account.objects.create(kind="wallet", player=player, currency=eur)
+        Account.objects.create(kind="wallet", player=player, currency=eur, operator=player.operator)
 
 
 def test_reconcile_finds_a_tampered_balance(wallet, capsys):

@@ -21,7 +21,7 @@ def funded():
     player = ledger.create_player(user=get_user_model().objects.create(username="hot"), code="hot")
     wallet = ledger.wallet_for(player=player, currency=eur)
     ledger.deposit(wallet=wallet, amount="100.00", key="dep:hot")
-    return wallet, ledger.house_account(name="table:T1", currency=eur)
+    return wallet, ledger.house_account(name="table:T1", currency=eur, operator=ledger.default_operator())
 
 
 def in_threads(fn, n):

@@ -31,7 +31,7 @@ class LedgerMachine(RuleBasedStateMachine):
     def setup(self):
         run = next(_ids)
         eur = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})[0]
-        self.house = ledger.house_account(name=f"table:S{run}", currency=eur)
+        self.house = ledger.house_account(name=f"table:S{run}", currency=eur, operator=ledger.default_operator())
         self.wallets, self.model, self.done = [], [], []
         for i in range(3):
             user = get_user_model().objects.create(username=f"sm-{run}-{i}")

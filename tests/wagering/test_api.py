@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import Permission
 
 from accounts.selectors import account_balance
-from accounts.services import house_account
+from accounts.services import default_operator, house_account
 from tables.engine import settle
 from tables.models import Round, RoundEvent, Shoe
 from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory, UserFactory
@@ -193,7 +193,7 @@ def test_complete_round_through_the_api(eur, game_client, variant, case):
         staked[b["player"]] += result.bets[b["id"]].staked
     for code, player in players.items():
         assert balance(player) == D("1000.00") - staked[code]
-    house = house_account(name=round_.table.house_name, currency="EUR")
+    house = house_account(name=round_.table.house_name, currency="EUR", operator=default_operator())
     assert account_balance(house) == sum(staked.values())
     assert len(keys("stake:")) == len(record["bets"])
     timeline = list(RoundEvent.objects.filter(round=round_).values_list("kind", flat=True))

@@ -35,7 +35,7 @@ class Command(BaseCommand):
             user.save()
             if staff:
                 user.groups.add(*Group.objects.filter(name="Supervisor"))
-        player = Player.objects.filter(code=PLAYER).first() or create_player(
+        player = Player.objects.filter(game_code=PLAYER).first() or create_player(
             user=User.objects.get(username=PLAYER), code=PLAYER)
         Currency.objects.get_or_create(code="EUR", defaults={"name": "Euro", "minor_units": 2})
         deposit(wallet=wallet_for(player=player, currency="EUR"), amount=DEPOSIT, key=f"demo-deposit:{PLAYER}:EUR",

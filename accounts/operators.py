@@ -1,0 +1,210 @@
+"""Operators and what they bring: their API keys, their players, the players' sessions of the
+player API, and (transfer mode) the money they move in and out of the platform's wallets.
+
+Plain functions with keyword arguments, each in one database transaction; the operator is always
+given (the operator API's key names it), so one operator never reaches another's players: another
+operator's player is an unknown player. Money is ``Decimal`` (or a decimal string) in the
+currency's major units with its minor-unit decimals.
+"""
+
+import hashlib
+import re
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from .exceptions import CurrencyNotAllowed, InvalidRequest, UnknownPlayer, UnknownSession, WrongWalletMode
+from .locks import lock_operator
+from .models import Currency, LedgerTransaction, Operator, OperatorAPIKey, Player, PlayerSession
+from .money import parse_amount
+from .services import deposit, wallet_for, withdraw
+
+#: A player code or transfer id as operators send them: letters, digits and ``. _ -``, 1-64.
+CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def _checked_code(value, what):
+    if not isinstance(value, str) or not CODE.fullmatch(value):
+        raise InvalidRequest(f"{what}: 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit")
+    return value
+
+
+# --- operators and keys ---------------------------------------------------------------------------
+
+@transaction.atomic(durable=True)
+def create_operator(*, code, name="", wallet_mode=Operator.WalletMode.TRANSFER, currencies=(), wallet_url="",
+                    wallet_secret="", wallet_timeout_ms=3000, key_name="first key"):
+    """Create operator ``code`` (a slug) in ``wallet_mode`` with ``currencies`` (codes of existing
+    currencies) and its first API key. Returns ``(Operator, raw key)``: the raw key is shown once
+    and never stored. Raises ``django.core.exceptions.ValidationError`` (a bad code, a seamless
+    operator without wallet URL and secret), ``Currency.DoesNotExist``."""
+    operator = Operator(code=code, name=name or code, wallet_mode=wallet_mode, wallet_url=wallet_url,
+                        wallet_secret=wallet_secret, wallet_timeout_ms=wallet_timeout_ms)
+    operator.full_clean()
+    operator.save()
+    operator.currencies.set([Currency.objects.get(code=c) for c in currencies])
+    _, key = create_api_key(operator=operator, name=key_name)
+    return operator, key
+
+
+def create_api_key(*, operator, name):
+    """A new API key of ``operator``: ``(OperatorAPIKey, raw key)``; the raw key is shown once."""
+    return OperatorAPIKey.objects.create_key(operator=operator, name=name[:50] or "key")
+
+
+def revoke_api_key(*, key):
+    """Revoke ``key`` (an ``OperatorAPIKey``) for good; returns it."""
+    key.revoked = True
+    key.save(update_fields=["revoked"])
+    return key
+
+
+# --- players --------------------------------------------------------------------------------------
+
+def _currencies(operator, codes):
+    allowed = {c.code: c for c in operator.currencies.all()}
+    if not isinstance(codes, (list, tuple)) or not all(isinstance(c, str) for c in codes):
+        raise InvalidRequest("currencies: a list of currency codes is required")
+    refused = sorted(set(codes) - allowed.keys())
+    if refused:
+        raise CurrencyNotAllowed(f"operator {operator.code} may not use {', '.join(refused)}")
+    return [allowed[c] for c in dict.fromkeys(codes)]
+
+
+@transaction.atomic(durable=True)
+def upsert_player(*, operator, code, account_kind=Player.Kind.REAL, currencies=(), display_name=""):
+    """Create ``operator``'s player ``code``, or update it: ``account_kind`` (``real`` / ``trial``,
+    RULES 9), ``display_name``, and a wallet in each of ``currencies`` (codes the operator may use;
+    a wallet once opened stays). Returns ``(Player, created)``. Raises ``InvalidRequest``,
+    ``CurrencyNotAllowed``; nothing is written then."""
+    _checked_code(code, "code")
+    if account_kind not in Player.Kind.values:
+        raise InvalidRequest(f"account_kind: one of {', '.join(Player.Kind.values)}")
+    if not isinstance(display_name, str) or len(display_name) > 100 or "\x00" in display_name:
+        raise InvalidRequest("display_name: a text of at most 100 characters")
+    wanted = _currencies(operator, currencies)
+    lock_operator(operator.pk)  # one writer of an operator's players at a time: no duplicate user
+    player = Player.objects.filter(operator=operator, code=code).first()
+    created = player is None
+    if created:
+        game_code = operator.game_code(code)
+        user = get_user_model().objects.create_user(username=f"player:{game_code}"[:150], password=None)
+        player = Player.objects.create(user=user, operator=operator, code=code, game_code=game_code,
+                                       account_kind=account_kind, display_name=display_name)
+    elif (player.account_kind, player.display_name) != (account_kind, display_name):
+        player.account_kind, player.display_name = account_kind, display_name
+        player.save(update_fields=["account_kind", "display_name"])
+    for currency in wanted:
+        wallet_for(player=player, currency=currency)
+    return player, created
+
+
+def player_of(operator, code):
+    """``operator``'s player ``code``; ``UnknownPlayer`` if it has none (whatever other operators have)."""
+    player = Player.objects.filter(operator=operator, code=code).first() if isinstance(code, str) else None
+    if player is None:
+        raise UnknownPlayer(f"no player {str(code)[:64]!r}")
+    return player
+
+
+def _wallet_currency(player, currency):
+    """The ``Currency`` ``currency`` (a code) if ``player`` holds a wallet in it, else ``CurrencyNotAllowed``."""
+    wallet = player.wallets.filter(currency_id=currency).select_related("currency").first() \
+        if isinstance(currency, str) else None
+    if wallet is None:
+        raise CurrencyNotAllowed(f"player {player.code} holds no {str(currency)[:8]} wallet")
+    return wallet
+
+
+# --- sessions -------------------------------------------------------------------------------------
+
+def token_hash(token):
+    """The stored form of a session token: SHA-256 hex of it."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@transaction.atomic(durable=True)
+def open_session(*, operator, player, currency):
+    """A session of the player API for ``operator``'s player ``player`` (its code) in ``currency``
+    (a code the player holds a wallet in), ending after ``PLAYER_SESSION_LIFETIME_SECONDS`` or
+    ``PLAYER_SESSION_IDLE_SECONDS`` without use. Returns ``(PlayerSession, token)``: the token is
+    shown once, only its hash is stored. Raises ``UnknownPlayer``, ``CurrencyNotAllowed``."""
+    found = player_of(operator, player)
+    wallet = _wallet_currency(found, currency)
+    token = secrets.token_urlsafe(32)
+    now = timezone.now()
+    session = PlayerSession.objects.create(
+        token_hash=token_hash(token), player=found, currency=wallet.currency, last_used_at=now,
+        expires_at=now + timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS))
+    return session, token
+
+
+def revoke_session(*, operator, token):
+    """End the session of ``token`` now (an operator's player's; idempotent). Returns it. Raises
+    ``UnknownSession`` for a token of no session of ``operator``'s players."""
+    session = (PlayerSession.objects.filter(token_hash=token_hash(token), player__operator=operator).first()
+               if isinstance(token, str) else None)
+    if session is None:
+        raise UnknownSession("no such session")
+    if session.revoked_at is None:
+        session.revoked_at = timezone.now()
+        session.save(update_fields=["revoked_at"])
+    return session
+
+
+def session_is_live(session, now=None):
+    """True while ``session`` is usable: not revoked, before ``expires_at``, and used within
+    ``PLAYER_SESSION_IDLE_SECONDS``."""
+    now = now or timezone.now()
+    idle = timedelta(seconds=settings.PLAYER_SESSION_IDLE_SECONDS)
+    return session.revoked_at is None and now < session.expires_at and now < session.last_used_at + idle
+
+
+#: A session's ``last_used_at`` is written again once it is this old: a request does not write.
+TOUCH_EVERY = timedelta(seconds=60)
+
+
+def touch_session(session, now=None):
+    """Record that ``session`` was used now (at most one write per ``TOUCH_EVERY``); returns it."""
+    now = now or timezone.now()
+    if now - session.last_used_at >= TOUCH_EVERY:
+        PlayerSession.objects.filter(pk=session.pk, last_used_at__lt=now).update(last_used_at=now)
+        session.last_used_at = now
+    return session
+
+
+# --- transfers ------------------------------------------------------------------------------------
+
+class Direction:
+    IN, OUT = "in", "out"
+
+
+@transaction.atomic(durable=True)
+def transfer(*, operator, transfer_id, player, currency, amount, direction):
+    """Move ``amount`` into (``direction`` ``in``: from the operator's cashier) or out of (``out``)
+    the wallet of ``operator``'s player ``player`` in ``currency``, under ledger key
+    ``transfer:<operator>:<transfer_id>`` (``transfer_id``: the operator's, 1-64 characters). The
+    same ``transfer_id`` with the same body again moves nothing and returns the first transfer.
+    Returns ``(LedgerTransaction, balance after it, created)``. Raises ``WrongWalletMode`` (a
+    seamless operator), ``InvalidRequest`` (the id), ``UnknownPlayer``, ``CurrencyNotAllowed``,
+    ``InvalidAmount``, ``InsufficientFunds`` (``out`` beyond the balance),
+    ``IdempotencyConflict`` (the id used for another body)."""
+    if operator.wallet_mode != Operator.WalletMode.TRANSFER:
+        raise WrongWalletMode(f"operator {operator.code} is in {operator.wallet_mode} mode: its players' money "
+                              "stays in its own wallet")
+    _checked_code(transfer_id, "transfer_id")
+    if direction not in (Direction.IN, Direction.OUT):
+        raise InvalidRequest("direction: 'in' or 'out'")
+    found = player_of(operator, player)
+    wallet = _wallet_currency(found, currency)
+    value = parse_amount(amount, wallet.currency.minor_units)
+    key = f"transfer:{operator.code}:{transfer_id}"
+    created = not LedgerTransaction.objects.filter(key=key).exists()
+    move = deposit if direction == Direction.IN else withdraw
+    txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")
+    balance = txn.entries.get(account=wallet).balance_after
+    return txn, balance, created
