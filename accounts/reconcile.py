@@ -20,7 +20,8 @@ class ReconcileReport:
     transactions: int = 0
     entries: int = 0
     wallets: int = 0
-    totals: dict = field(default_factory=dict)  # currency -> {"players": Decimal, "house": ..., "cashier": ...}
+    totals: dict = field(default_factory=dict)  # currency -> {"wallet": Decimal, "house": ..., "cashier": ...}
+    by_operator: dict = field(default_factory=dict)  # (operator code, currency) -> the same, per operator
     breaches: list = field(default_factory=list)
     flagged: list = field(default_factory=list)
     flagged_count: int = 0  # all of them; ``flagged`` lists the first ``limit``
@@ -32,9 +33,11 @@ class ReconcileReport:
 
 def reconcile(limit=20):
     """Check the ledger: each transaction balanced, in one currency, with two or more entries; each
-    wallet's balance equal to the sum of its entries; no negative wallet that is not flagged; all
-    accounts of a currency summing to zero (players + house + cashier). Returns a ``ReconcileReport``
-    (at most ``limit`` examples per kind of breach). Reads only."""
+    wallet's balance equal to the sum of its entries; no negative wallet that is not flagged; each
+    operator's accounts of a currency summing to zero (its players + its house + its cashier: no
+    money crosses operators). Returns a ``ReconcileReport`` (at most ``limit`` examples per kind of
+    breach; ``totals`` per currency over all operators, ``by_operator`` per operator and
+    currency). Reads only."""
     report = ReconcileReport(transactions=LedgerTransaction.objects.count(), entries=LedgerEntry.objects.count(),
                              wallets=Account.objects.filter(kind=Account.Kind.WALLET).count())
     unbalanced = (LedgerEntry.objects.values("transaction_id")
@@ -48,6 +51,9 @@ def reconcile(limit=20):
     mixed = (LedgerEntry.objects.exclude(account__currency_id=F("transaction__currency_id"))
              .values_list("transaction__key", flat=True).distinct()[:limit])
     report.breaches += [f"transaction {key} mixes currencies" for key in mixed]
+    crossing = (LedgerTransaction.objects.annotate(operators=Count("entries__account__operator", distinct=True))
+                .filter(operators__gt=1).values_list("key", flat=True)[:limit])
+    report.breaches += [f"transaction {key} moves money between operators" for key in crossing]
     # Sums rounded to the money columns' decimals: exact on PostgreSQL; on SQLite, which adds
     # decimals as binary floats, the rounding gives back the exact amount.
     drifted = (Account.objects.filter(kind=Account.Kind.WALLET)
@@ -61,12 +67,15 @@ def reconcile(limit=20):
     for account in negative.select_related("player").order_by("pk")[:limit]:
         line = f"wallet {account.pk} ({account}) is negative: {account.balance}"
         (report.flagged if account.negative_flagged else report.breaches).append(line)
-    sums = (LedgerEntry.objects.values("account__currency_id", "account__kind")
+    sums = (LedgerEntry.objects.values("account__operator__code", "account__currency_id", "account__kind")
             .annotate(total=Round(Sum("amount"), MONEY["decimal_places"]))
-            .order_by("account__currency_id", "account__kind"))
+            .order_by("account__operator__code", "account__currency_id", "account__kind"))
     for row in sums:
-        report.totals.setdefault(row["account__currency_id"], {})[row["account__kind"]] = row["total"]
-    for currency, by_kind in report.totals.items():
+        operator, currency, kind = row["account__operator__code"], row["account__currency_id"], row["account__kind"]
+        report.by_operator.setdefault((operator, currency), {})[kind] = row["total"]
+        by_kind = report.totals.setdefault(currency, {})
+        by_kind[kind] = by_kind.get(kind, 0) + row["total"]
+    for (operator, currency), by_kind in report.by_operator.items():
         if sum(by_kind.values()) != 0:
-            report.breaches.append(f"{currency}: accounts sum to {sum(by_kind.values())}, not zero")
+            report.breaches.append(f"{operator} {currency}: accounts sum to {sum(by_kind.values())}, not zero")
     return report

@@ -12,7 +12,7 @@ from django.db import IntegrityError, connection, transaction
 
 from accounts import services as ledger
 from accounts.exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds, InvalidAmount
-from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction, Operator, Player
 from accounts.money import parse_amount
 from accounts.reconcile import reconcile
 from tables.engine.money import round_down
@@ -298,3 +298,29 @@ def test_reconcile_finds_an_unbalanced_transaction(wallet):
                        [txn.pk, wallet.pk])
     breaches = " ".join(reconcile().breaches)
     assert "unbalanced" in breaches and "sum to" in breaches
+
+
+def test_money_never_crosses_operators_and_each_operator_reconciles_on_its_own(eur):
+    """Every account is an operator's: a posting between two operators' accounts is refused, and
+    reconcile sums each operator's accounts of a currency (players + house + cashier) to zero."""
+    brand = Operator.objects.create(code="brand-b", name="Brand B")
+    ours = ledger.wallet_for(player=make_player(), currency=eur)
+    theirs = ledger.wallet_for(player=ledger.create_player(user=get_user_model().objects.create(username="b1"),
+                                                           code="b1", operator=brand), currency=eur)
+    assert theirs.operator == brand and Player.objects.get(code="b1").game_code == "brand-b:b1"
+    ledger.deposit(wallet=ours, amount="10.00", key="dep:ours")
+    ledger.deposit(wallet=theirs, amount="7.00", key="dep:theirs")
+    house_b = ledger.house_account(name="table:T1", currency=eur, operator=brand)
+    with pytest.raises(CurrencyMismatch, match="another operator"):
+        ledger.post_stake(wallet=ours, house=house_b, amount="1.00", key="stake:cross")
+    report = reconcile()
+    assert report.ok, report.breaches
+    assert report.by_operator[("brand-b", "EUR")] == {"wallet": Decimal("7.00"), "cashier": Decimal("-7.00")}
+    assert report.totals["EUR"]["wallet"] == Decimal("17.00")
+    # a transaction written behind the platform's back across operators is a breach of both kinds
+    txn = LedgerTransaction.objects.create(key="tamper:cross", kind="stake", currency=eur)
+    LedgerEntry.objects.bulk_create([LedgerEntry(transaction=txn, account=ours, amount=Decimal("-1.00")),
+                                     LedgerEntry(transaction=txn, account=house_b, amount=Decimal("1.00"))])
+    breaches = reconcile().breaches
+    assert "transaction tamper:cross moves money between operators" in breaches
+    assert any(b.startswith("brand-b EUR: accounts sum to") for b in breaches)

@@ -11,9 +11,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         report = reconcile()
         self.stdout.write(f"transactions: {report.transactions}  entries: {report.entries}  wallets: {report.wallets}")
-        for currency, by_kind in sorted(report.totals.items()):
+        for (operator, currency), by_kind in sorted(report.by_operator.items()):
             parts = "  ".join(f"{kind} {total:,.2f}" for kind, total in sorted(by_kind.items()))
-            self.stdout.write(f"{currency}: {parts}")
+            self.stdout.write(f"{operator} {currency}: {parts}")
         for line in report.flagged:
             self.stdout.write(self.style.WARNING(f"flagged: {line}"))
         if report.flagged_count > len(report.flagged):
