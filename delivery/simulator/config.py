@@ -25,6 +25,7 @@ class SimConfig:
         (every ace stacked behind the cut card); records stay valid, the RTP drops measurably.
       deviate / timeout: share of decisions that deviate from basic strategy / time out (auto-play).
       settle_timeout: seconds to wait for the workers to settle everything before reporting.
+      operators: codes of the operators whose players are dealt (the demo operators by default).
     """
 
     rounds: int = 30
@@ -38,10 +39,13 @@ class SimConfig:
     deviate: float = 0.05
     timeout: float = 0.03
     settle_timeout: float = 300.0
+    operators: tuple = ("north", "south")
 
     def __post_init__(self):
         unknown = set(self.variants) - set(VARIANTS) or set(self.currencies) - set(CURRENCIES)
         if unknown:
             raise ValueError(f"unknown variant or currency: {sorted(unknown)}")
+        if not self.operators:
+            raise ValueError("at least one operator")
         if not 0 <= self.fault_rate <= 1 or self.rounds < 0 or self.players < 1 or self.boundless_players < 1:
             raise ValueError("rounds >= 0, players >= 1, boundless_players >= 1, 0 <= fault_rate <= 1")

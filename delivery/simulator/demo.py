@@ -1,15 +1,15 @@
 """Idempotent demo set-up: currencies, one table per variant and currency with limits per bet type,
-and demo players with wallets and deposits (through the ledger's ``post``)."""
+the demo operators, and their demo players, created and funded as an operator does it (the
+operator services: players, then transfers into their wallets)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from accounts.models import Account, Currency, LedgerTransaction, Player
-from accounts.services import Posting, cashier_account, create_player, default_operator, post, wallet_for
+from accounts.models import Account, Currency, LedgerTransaction, Operator, Player
+from accounts.operators import create_operator, transfer, upsert_player
 from tables.engine import ruleset
 from tables.models import Table, TableLimit
 
@@ -26,6 +26,9 @@ FUN_VARIANTS = ("classic", "boundless")
 DEPOSIT = D("2000")
 #: Every tenth real player starts short: fallbacks (RULES 4) and unseating (RULES 9) happen.
 SHORT_DEPOSIT = D("40")
+#: The demo operators (``code: name``), both in transfer mode: each brand's players sit at the same
+#: tables, and each brand's staff sees only its own.
+DEMO_OPERATORS = {"north": "North Casino", "south": "South Casino"}
 
 
 def table_code(variant: str, currency: str) -> str:
@@ -39,9 +42,9 @@ def ensure_tables(variants, currencies) -> list[Table]:
     only) with ``LIMITS`` for the bet types its variant offers. Returns the tables in (currency,
     variant) order."""
     tables = []
+    ensure_currencies()
     for code in currencies:
-        name, fun = DEMO_CURRENCIES[code]
-        Currency.objects.get_or_create(code=code, defaults={"name": name, "minor_units": 2, "play_for_fun": fun})
+        fun = DEMO_CURRENCIES[code][1]
         for variant in variants:
             if fun and variant not in FUN_VARIANTS:
                 continue
@@ -59,9 +62,32 @@ def ensure_tables(variants, currencies) -> list[Table]:
     return tables
 
 
+def ensure_currencies() -> list[Currency]:
+    """The demo currencies (``DEMO_CURRENCIES``), created if missing."""
+    return [Currency.objects.get_or_create(code=code, defaults={"name": name, "minor_units": 2, "play_for_fun": fun})[0]
+            for code, (name, fun) in DEMO_CURRENCIES.items()]
+
+
+def ensure_operators(codes) -> list[Operator]:
+    """The operators ``codes``: a demo operator (``DEMO_OPERATORS``) is created if missing, in
+    transfer mode, and may use every demo currency; any other must exist (``manage.py
+    create_operator``). Raises ``ValueError`` for an unknown one."""
+    found = {o.code: o for o in Operator.objects.filter(code__in=codes)}
+    currencies = ensure_currencies()
+    for code in codes:
+        if code in DEMO_OPERATORS:
+            if code not in found:
+                found[code], _ = create_operator(code=code, name=DEMO_OPERATORS[code])
+            found[code].currencies.add(*currencies)
+        elif code not in found:
+            raise ValueError(f"no operator {code!r}: create it with manage.py create_operator")
+    return [found[c] for c in codes]
+
+
 @dataclass(frozen=True)
 class DemoPlayer:
-    """A demo player as the simulator sees it: ``code``, ``kind`` (``real``/``trial``/``fun``)."""
+    """A demo player as the simulator sees it: ``code`` (the game code the game server uses),
+    ``kind`` (``real``/``trial``/``fun``)."""
 
     code: str
     kind: str
@@ -71,17 +97,17 @@ def _codes(kind: str, count: int) -> list[str]:
     return [f"demo-{kind}-{i:04d}" for i in range(1, count + 1)]
 
 
-@transaction.atomic
-def ensure_players(count: int, currencies, run_tag: str, operator=None) -> dict[str, list[DemoPlayer]]:
-    """Make sure ``count`` demo players of ``operator`` (an ``Operator``; default: the default
-    operator) exist per currency group, with wallets and a first deposit from its cashier.
+def ensure_players(count: int, currencies, run_tag: str, operators) -> dict[str, list[DemoPlayer]]:
+    """Make sure ``count`` demo players exist per currency group, spread over ``operators`` (player
+    ``i`` of a group is ``operators[i % n]``'s), created and funded through the operator services
+    (``upsert_player``, then a ``transfer`` in per wallet), as an operator in transfer mode does.
 
     Real-money currencies (EUR/USD) share one group: 80% real accounts (``demo-real-NNNN``, a
     wallet in each real currency, every tenth with a short deposit) and 20% trial accounts
     (``demo-trial-NNNN``). ``FUN``: ``demo-fun-NNNN``, real accounts holding play-for-fun chips.
-    Returns ``{currency: [DemoPlayer]}``. First deposits are keyed ``demo-deposit:<code>:<currency>``;
+    Returns ``{currency: [DemoPlayer]}``. First deposits are transfers ``demo-<code>-<currency>``;
     a later run (``run_tag``: unique per run) tops up wallets below a quarter of their start amount
-    (``demo-topup:<code>:<currency>:<run_tag>``)."""
+    (``demo-topup-<code>-<currency>-<run_tag>``)."""
     real_currencies = [c for c in currencies if not DEMO_CURRENCIES[c][1]]
     n_trial = max(1, count // 5) if real_currencies else 0
     groups = {}
@@ -90,43 +116,27 @@ def ensure_players(count: int, currencies, run_tag: str, operator=None) -> dict[
         groups["trial"] = (_codes("trial", n_trial), Player.Kind.TRIAL, real_currencies)
     if "FUN" in currencies:
         groups["fun"] = (_codes("fun", count), Player.Kind.REAL, ["FUN"])
-    operator = operator or default_operator()
-    all_codes = [c for codes, _, _ in groups.values() for c in codes]
-    players = {p.code: p for p in Player.objects.filter(operator=operator, code__in=all_codes)}
-    User = get_user_model()
-    missing = [c for c in all_codes if c not in players]
-    usernames = {c: operator.game_code(c) for c in missing}
-    existing_users = {u.username: u for u in User.objects.filter(username__in=usernames.values())}
-    new_users = [User(username=name, password="!") for name in usernames.values()  # "!": no password login
-                 if name not in existing_users]
-    for user in User.objects.bulk_create(new_users):
-        existing_users[user.username] = user
-    kind_of = {c: kind for codes, kind, _ in groups.values() for c in codes}
-    for code in missing:
-        players[code] = create_player(user=existing_users[usernames[code]], code=code, account_kind=kind_of[code],
-                                      operator=operator)
-    postings = []
-    for group, (codes, _, group_currencies) in groups.items():
-        for currency in group_currencies:
-            wallets = {w.player_id: w for w in Account.objects.filter(
-                kind=Account.Kind.WALLET, currency_id=currency, player__in=[players[c] for c in codes])
-                .select_related("currency")}
-            cashier = cashier_account(currency=currency, operator=operator)
-            for i, code in enumerate(codes):
-                player = players[code]
-                wallet = wallets.get(player.pk) or wallet_for(player=player, currency=currency)
-                amount = SHORT_DEPOSIT if group == "real" and i % 10 == 9 else DEPOSIT
-                if player.pk not in wallets:
-                    key = f"demo-deposit:{player.game_code}:{currency}"
-                elif wallet.balance < amount / 4:  # broke after an earlier run: top up to the start amount
-                    key, amount = f"demo-topup:{player.game_code}:{currency}:{run_tag}", amount - wallet.balance
-                else:
-                    continue
-                postings.append(Posting(key=key, kind=LedgerTransaction.Kind.DEPOSIT, source=cashier,
-                                        destination=wallet, amount=amount, memo="demo deposit"))
-    post(postings)
+    owner = {code: operators[i % len(operators)] for codes, _, _ in groups.values() for i, code in enumerate(codes)}
+    players = {(p.operator_id, p.code): p for p in Player.objects.filter(operator__in=operators, code__in=owner)}
+    balances = {(w.player_id, w.currency_id): w.balance for w in Account.objects.filter(
+        kind=Account.Kind.WALLET, player__in=players.values())}
+    funded = set(LedgerTransaction.objects.filter(key__startswith="transfer:", key__contains=":demo-")
+                 .values_list("key", flat=True))
     out = {c: [] for c in currencies}
-    for group, (codes, _, group_currencies) in groups.items():
-        for currency in group_currencies:
-            out[currency] += [DemoPlayer(players[code].game_code, group) for code in codes]
+    for group, (codes, kind, group_currencies) in groups.items():
+        for i, code in enumerate(codes):
+            operator = owner[code]
+            player = players.get((operator.pk, code))
+            if player is None or any((player.pk, c) not in balances for c in group_currencies):
+                player, _ = upsert_player(operator=operator, code=code, account_kind=kind, currencies=group_currencies)
+            amount = SHORT_DEPOSIT if group == "real" and i % 10 == 9 else DEPOSIT
+            for currency in group_currencies:
+                first = f"demo-{code}-{currency}"
+                if f"transfer:{operator.code}:{first}" not in funded:
+                    transfer(operator=operator, transfer_id=first, player=code, currency=currency, amount=amount,
+                             direction="in")
+                elif balances[player.pk, currency] < amount / 4:  # broke after an earlier run: top it up
+                    transfer(operator=operator, transfer_id=f"demo-topup-{code}-{currency}-{run_tag}", player=code,
+                             currency=currency, amount=amount - balances[player.pk, currency], direction="in")
+                out[currency].append(DemoPlayer(player.game_code, group))
     return out

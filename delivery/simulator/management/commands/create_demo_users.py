@@ -1,55 +1,68 @@
-"""``python manage.py create_demo_users``: a demo operator and a demo player for local use (``make run``)."""
+"""``python manage.py create_demo_users``: the demo logins for local use (``make run``): the provider's
+operator (admin), a staff user of one demo operator, the demo player, a demo game-server account,
+and a fresh operator API key with the curl that mints a player session with it."""
 
 import secrets
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
-from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from accounts.models import Currency, Player
-from accounts.services import create_player, deposit, wallet_for
+from accounts.models import OperatorStaff
+from accounts.operators import create_api_key, upsert_player
+from adminkit.roles import SUPERVISOR, ensure_roles
 from delivery.api.game.auth import GAME_SERVER_GROUP
-from delivery.simulator.demo import DEPOSIT
+from delivery.simulator.demo import DEMO_OPERATORS, ensure_operators
 
-#: The demo player is the simulator's first real player, so its bet history is not empty.
+#: The demo player is the simulator's first real player of the first demo operator, so its bet
+#: history is not empty.
 OPERATOR, PLAYER, GAME_SERVER = "demo-operator", "demo-real-0001", "demo-game-server"
+BRAND = next(iter(DEMO_OPERATORS))
+BRAND_STAFF = f"{BRAND}-supervisor"
 
 
 class Command(BaseCommand):
-    help = ("Create (or refresh) the demo operator (superuser, in the Supervisor group when it exists), "
-            "the demo player (the simulator's demo-real-0001: EUR wallet with its deposit, DRF token) and a "
-            "demo game-server account (in the game_server group, DRF token); print their credentials. Each "
-            "run sets new random passwords; the tokens stay.")
+    help = ("Create (or refresh) the demo logins: the provider's operator (superuser, Supervisor), a Supervisor "
+            f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a demo "
+            "game-server account (game_server group, DRF token) and a new operator API key of "
+            f"{BRAND}; print them. Each run sets new random passwords and a new key; the tokens stay.")
 
-    @transaction.atomic
+    def add_arguments(self, parser):
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's address, for the examples")
+
     def handle(self, *args, **options):
+        url = options["url"].rstrip("/")
         User = get_user_model()
+        brand = ensure_operators([BRAND])[0]
+        supervisor = ensure_roles()[SUPERVISOR]
         passwords = {}
-        for username, staff in ((OPERATOR, True), (PLAYER, False)):
+        for username, superuser in ((OPERATOR, True), (BRAND_STAFF, False)):
             user, _ = User.objects.get_or_create(username=username)
-            user.is_staff = user.is_superuser = staff
-            passwords[username] = secrets.token_urlsafe(9)
+            user.is_staff, user.is_superuser = True, superuser
+            passwords[username] = secrets.token_urlsafe(12)
             user.set_password(passwords[username])
             user.save()
-            if staff:
-                user.groups.add(*Group.objects.filter(name="Supervisor"))
-        player = Player.objects.filter(game_code=PLAYER).first() or create_player(
-            user=User.objects.get(username=PLAYER), code=PLAYER)
-        Currency.objects.get_or_create(code="EUR", defaults={"name": "Euro", "minor_units": 2})
-        deposit(wallet=wallet_for(player=player, currency="EUR"), amount=DEPOSIT, key=f"demo-deposit:{PLAYER}:EUR",
-                memo="demo deposit")  # the simulator's key: credited once whoever comes first
+            user.groups.add(supervisor)
+        OperatorStaff.objects.update_or_create(user=User.objects.get(username=BRAND_STAFF),
+                                               defaults={"operator": brand})
+        player, _ = upsert_player(operator=brand, code=PLAYER, currencies=["EUR", "USD"])
         token, _ = Token.objects.get_or_create(user=player.user)
         server, _ = User.objects.get_or_create(username=GAME_SERVER)
         server.set_unusable_password()  # a service account: its token only
         server.save()
         server.groups.add(Group.objects.get_or_create(name=GAME_SERVER_GROUP)[0])
         server_token, _ = Token.objects.get_or_create(user=server)
+        _, key = create_api_key(operator=brand, name="make run")
         self.stdout.write(
-            f"Demo operator: {OPERATOR} / {passwords[OPERATOR]}  (admin: http://127.0.0.1:8000/admin/)\n"
-            f"Demo player:   {PLAYER} / {passwords[PLAYER]}  API token: {token.key}\n"
-            f"  e.g. curl -H 'Authorization: Token {token.key}' http://127.0.0.1:8000/api/v1/bets/\n"
+            f"Provider operator: {OPERATOR} / {passwords[OPERATOR]}  (admin: {url}/admin/, sees every brand)\n"
+            f"{brand.name} staff:  {BRAND_STAFF} / {passwords[BRAND_STAFF]}  (admin: sees {BRAND}'s players only)\n"
+            f"Demo player:   {player.game_code}  API token: {token.key}\n"
+            f"  e.g. curl -H 'Authorization: Token {token.key}' {url}/api/v1/bets/\n"
             f"Demo game server: {GAME_SERVER}  API token: {server_token.key}\n"
-            f"  e.g. curl -H 'Authorization: Token {server_token.key}' http://127.0.0.1:8000/api/game/v1/rounds/1/\n"
-            f"API docs: http://127.0.0.1:8000/api/docs/")
+            f"  e.g. curl -H 'Authorization: Token {server_token.key}' {url}/api/game/v1/rounds/1/\n"
+            f"Operator API key of {BRAND} (new each run): {key}\n"
+            f"  mint a player session: curl -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' "
+            f"-d '{{\"player\": \"{PLAYER}\", \"currency\": \"EUR\"}}' {url}/api/operator/v1/sessions/\n"
+            f"  then: curl -H 'Authorization: Bearer <token>' {url}/api/v1/bets/\n"
+            f"API docs: {url}/api/docs/")

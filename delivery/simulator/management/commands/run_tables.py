@@ -1,9 +1,10 @@
 """``python manage.py run_tables``: the table simulator (a stand-in game server), then its report."""
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
 
+from accounts.models import Operator
 from delivery.simulator.config import CURRENCIES, VARIANTS, SimConfig
+from delivery.simulator.demo import DEMO_OPERATORS
 from delivery.simulator.report import build_report, format_report
 from delivery.simulator.runner import run_simulation
 
@@ -36,6 +37,9 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=d.timeout, help="share of decisions timed out")
         parser.add_argument("--settle-timeout", type=float, default=d.settle_timeout,
                             help="seconds to wait for the workers to settle")
+        parser.add_argument("--operator", default=",".join(d.operators),
+                            help="operators whose players are dealt, comma-separated (default: the demo operators, "
+                                 "created if missing; any other must exist: manage.py create_operator)")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **o):
@@ -43,13 +47,13 @@ class Command(BaseCommand):
             config = SimConfig(rounds=o["rounds"], players=o["players"], boundless_players=o["boundless_players"],
                                variants=_names(o["variants"], VARIANTS), currencies=_names(o["currencies"], CURRENCIES),
                                seed=o["seed"], fault_rate=o["fault_rate"], drift_rounds=o["drift_rounds"],
-                               deviate=o["deviate"], timeout=o["timeout"], settle_timeout=o["settle_timeout"])
+                               deviate=o["deviate"], timeout=o["timeout"], settle_timeout=o["settle_timeout"],
+                               operators=tuple(c.strip() for c in o["operator"].split(",") if c.strip()))
         except ValueError as e:
             raise CommandError(str(e)) from None
-        if connection.vendor == "sqlite":  # one writer: write-ahead log, no fsync per transaction
-            with connection.cursor() as cursor:
-                cursor.execute("PRAGMA journal_mode=WAL")
-                cursor.execute("PRAGMA synchronous=NORMAL")
+        known = set(Operator.objects.filter(code__in=config.operators).values_list("code", flat=True))
+        if unknown := set(config.operators) - known - DEMO_OPERATORS.keys():
+            raise CommandError(f"no operator {', '.join(sorted(unknown))}: create it with manage.py create_operator")
         result = run_simulation(config, progress=not o["no_progress"])
         report = build_report(result.stats.rounds, {g.table.code: g.table for g in result.games.values()})
         self.stdout.write(format_report(report, result))
