@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Redoc served from our static files: /api/docs/ works offline
     "django_celery_beat",
     "accounts",
+    "wallets",
     "tables",
     "wagering",
     "settlement",
@@ -196,6 +197,16 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Seamless wallets (wallets; docs/wallet-api.md) ------------------------------------------------
+# Prefix of every transaction id sent to an operator's wallet: unique per installation, never changed.
+WALLET_INSTALLATION_ID = env("WALLET_INSTALLATION_ID", default="bj")
+# Calls in flight at once to one operator's wallet (a bet batch's debits, a round's credits).
+WALLET_CONCURRENCY = env.int("WALLET_CONCURRENCY", default=50)
+# A movement failing this long becomes an Alert (cleared when it is delivered).
+WALLET_ALERT_AFTER_SECONDS = env.int("WALLET_ALERT_AFTER_SECONDS", default=600)
+# A stake debit left without its answer (or answered OK without its bet) this long by a crash is rolled back.
+WALLET_STAKE_RECOVERY_SECONDS = env.int("WALLET_STAKE_RECOVERY_SECONDS", default=60)
 
 # --- Settlement -----------------------------------------------------------------------------------
 # The beat re-drives a RESULTED round still unsettled this long after its record arrived (a lost task).

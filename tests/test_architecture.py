@@ -26,10 +26,11 @@ FLOORS = [
     [("settlement", ["settlement"])],
     [("wagering", ["wagering"])],
     [("tables", ["tables"])],
+    [("wallets", ["wallets"])],
     [("accounts", ["accounts"]), ("engine", ["tables.engine"])],
     [("adminkit", ["adminkit"])],
 ]
-PACKAGES = ("config", "delivery", "settlement", "wagering", "tables", "accounts", "adminkit")
+PACKAGES = ("config", "delivery", "settlement", "wagering", "tables", "wallets", "accounts", "adminkit")
 
 
 def floor_of(module):
@@ -134,6 +135,8 @@ def test_the_floors_say_what_may_import_what():
     assert not may_import("accounts.services", "wagering.models")  # the ledger below the game
     assert not may_import("accounts.money", "tables.engine.money")  # ... which includes the engine
     assert not may_import("tables.engine.rules", "accounts.money")  # the engine knows no ledger
+    assert not may_import("wallets.port", "tables.models")  # the wallet port knows no game
+    assert may_import("wagering.placement", "wallets.port")
     assert not may_import("wagering.placement", "delivery.api.common")  # domain never reaches delivery
     assert not may_import("accounts.admin", "wagering.selectors")  # an app's admin.py stands on its floor
     assert not may_import("adminkit.money", "accounts.models")  # the toolkit knows no domain
