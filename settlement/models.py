@@ -70,6 +70,7 @@ class Alert(models.Model):
         SETTLEMENT_STUCK = "settlement_stuck", "Round resulted long ago, still not settled"
         NEGATIVE_WALLET = "negative_wallet", "Wallet negative after a reversal"
         RTP_DEVIATION = "rtp_deviation", "Observed RTP off the theoretical figure"
+        WALLET_FAILING = "wallet_failing", "An operator's wallet keeps failing a movement"
 
     class Severity(models.TextChoices):
         INFO = "info", "Info"

@@ -1,6 +1,6 @@
 """The end-of-run report: per variant rounds, bets, staked, returned and observed RTP with its 95%
 confidence interval beside the theoretical figure; voids, refunds, faults, seat refusals,
-decisions; the ledger checked (``accounts.reconcile``) and the house result against the bets."""
+decisions; the ledger and the seamless wallets checked (``wallets.reconcile``) and the house result against the bets."""
 from __future__ import annotations
 
 import math
@@ -12,10 +12,10 @@ from functools import cache
 from django.db.models import Count, Sum
 
 from accounts.models import Account, LedgerEntry
-from accounts.reconcile import reconcile
 from tables.engine.rtp import side_bet_distribution, side_bet_rtp
 from tables.models import Round
 from wagering.models import Bet, BetExtra
+from wallets.reconcile import reconcile
 
 from .calls import RETRIES
 
