@@ -6,4 +6,4 @@ only the protocol.
 
 Modules: ``money`` (currencies and amounts), ``protocol`` (signatures, statuses, parsing a call),
 ``wallet`` (balances, movements, tombstones: the protocol's answers), ``journal`` (the append-only
-state file)."""
+state file), ``faults`` (what the sandbox breaks, and how often)."""
