@@ -5,7 +5,7 @@ with ``BadCall``."""
 import hashlib
 import hmac
 import json
-import uuid
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -32,6 +32,8 @@ FIELDS = {
     "rollback": ("transaction_id", "reference_transaction_id", "player", "currency", "round"),
 }
 CALLS = tuple(FIELDS)
+_KEYS = {name: frozenset((*ENVELOPE, *fields)) for name, fields in FIELDS.items()}
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 MONEY_CALLS = ("debit", "credit", "rollback")
 
 SIGNATURE_HEADER = "X-Signature"
@@ -52,7 +54,7 @@ class BadCall(ValueError):
     """The request is not a valid call (HTTP 400); the message says why. Nothing was applied."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     """One parsed call. ``fields`` is the body less ``ENVELOPE``: what a repeated ``transaction_id``
     must carry again to be the same call. ``amount`` is a ``Decimal`` (debit and credit only);
@@ -73,24 +75,25 @@ def parse(name, body, currencies):
     ``currencies`` (``operator_wallet.money.Currencies``).
 
     Raises ``BadCall`` when the body is not a UTF-8 JSON object with exactly the call's fields
-    (``ENVELOPE`` and ``FIELDS[name]``), each well formed: ``request_id`` a UUID, ``sent_at`` an
-    ISO 8601 time in UTC, ids and player codes non-empty strings, the currency one the wallet keeps,
-    amounts per ``Currencies.amount`` (a debit's above zero), ``kind`` one of the call's kinds,
-    ``round`` and ``table`` a non-empty string, an integer or null, ``bets`` a list of bet ids
-    (non-empty strings or integers), a rollback's reference other than its own id."""
+    (``ENVELOPE`` and ``FIELDS[name]``), each well formed: ``request_id`` a UUID in its 8-4-4-4-12
+    hex form, ``sent_at`` an ISO 8601 time in UTC, ids and player codes non-empty strings, the
+    currency one the wallet keeps, amounts per ``Currencies.amount`` (a debit's above zero),
+    ``kind`` one of the call's kinds, ``round`` and ``table`` a non-empty string, an integer or
+    null, ``bets`` a list of bet ids (non-empty strings or integers), a rollback's reference other
+    than its own id."""
     try:
         data = json.loads(body.decode())
     except (UnicodeDecodeError, ValueError):
         raise BadCall("the body is not UTF-8 JSON") from None
     if not isinstance(data, dict):
         raise BadCall("the body is not a JSON object")
-    expected = FIELDS[name]
-    if len(data) != len(expected) + len(ENVELOPE) or any(key not in data for key in (*ENVELOPE, *expected)):
-        missing = sorted(key for key in (*ENVELOPE, *expected) if key not in data)
-        unknown = sorted(key for key in data if key not in expected and key not in ENVELOPE)
+    keys = _KEYS[name]
+    if data.keys() != keys:
+        missing, unknown = sorted(keys - data.keys()), sorted(data.keys() - keys)
         raise BadCall(f"{name}: missing {missing or 'nothing'}, unknown {unknown or 'nothing'}")
     _check_envelope(data)
-    fields = {key: data[key] for key in expected}
+    fields = data  # the body less the envelope, from here on
+    del fields["request_id"], fields["sent_at"]
     player, currency = _text(fields, "player"), fields["currency"]
     if not isinstance(currency, str) or currency not in currencies:
         raise BadCall(f"currency {currency!r} is not kept by this wallet")
@@ -120,10 +123,8 @@ def parse(name, body, currencies):
 
 def _check_envelope(data):
     request_id, sent_at = data["request_id"], data["sent_at"]
-    try:
-        uuid.UUID(request_id)
-    except (TypeError, ValueError, AttributeError):
-        raise BadCall(f"request_id {request_id!r} is not a UUID") from None
+    if not isinstance(request_id, str) or not _UUID.fullmatch(request_id):
+        raise BadCall(f"request_id {request_id!r} is not a UUID (8-4-4-4-12 hex digits)")
     try:
         moment = datetime.fromisoformat(sent_at)
     except (TypeError, ValueError):
