@@ -7,8 +7,15 @@ are one step, so concurrent calls for one player or one transaction id are appli
 other, never interleaved. Every change of the books is a record (a dict of JSON values: ``open``
 a player's wallet, ``move`` money under a transaction id, set a ``player``'s balance or block)
 applied by ``_apply``, the one place that changes them, for a live call as for a journal's
-replay (``load``); a live record is then handed to the journal (``operator_wallet.journal``)."""
+replay (``load``); a live record is then handed to the journal (``operator_wallet.journal``).
 
+A movement is kept as a plain tuple of strings and numbers, ``(call, fields, amount, status,
+balance)``: the call (debit, credit, rollback), its fields (the body less the envelope) as
+canonical JSON, the amount it moved (``Decimal``; a rollback's is what it gave back), and its
+first answer's status and balance. The garbage collector stops tracking such tuples, so its
+pauses do not grow with the number of movements kept."""
+
+import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -25,6 +32,8 @@ from operator_wallet.protocol import (
 ZERO = Decimal(0)
 #: What a rollback must name as its debit does.
 ROLLBACK_MATCHES = ("player", "currency", "round")
+#: Fields as canonical JSON: equal fields, equal text.
+canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 
 
 @dataclass(slots=True)
@@ -33,19 +42,6 @@ class Player:
 
     blocked: bool = False
     balances: dict = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Movement:
-    """A call recorded under its transaction id: ``call`` (debit, credit, rollback), ``fields``
-    (its body less the envelope), ``amount`` (what it moved: a rollback's is what it returned),
-    ``answer`` (the first answer, replayed), and for a debit the rollback that undid it."""
-
-    call: str
-    fields: dict
-    amount: Decimal
-    answer: dict
-    rolled_back_by: str | None = None
 
 
 class Wallet:
@@ -74,7 +70,10 @@ class Wallet:
         """Forget every player, movement and tombstone, and zero the counters. (The journal is
         the caller's: ``reset`` truncates it too.)"""
         self.players = {}
+        #: transaction id -> (call, fields, amount, status, balance), as the module says
         self.movements = {}
+        #: debit transaction id -> the id of the rollback that undid it
+        self.undone = {}
         #: debit transaction id -> the id of the rollback that found it missing
         self.tombstones = {}
         #: replays (a known id, the same body: the first answer again), duplicates (a known id,
@@ -121,15 +120,16 @@ class Wallet:
             return known
         debit = self.movements.get(call.reference)
         if debit is not None:
-            if debit.call != "debit":
-                raise BadCall(f"{call.reference!r} is a {debit.call}, not a debit: only debits are rolled back")
-            differ = [key for key in ROLLBACK_MATCHES if debit.fields[key] != call.fields[key]]
+            name, fields, amount = debit[0], json.loads(debit[1]), debit[2]
+            if name != "debit":
+                raise BadCall(f"{call.reference!r} is a {name}, not a debit: only debits are rolled back")
+            differ = [key for key in ROLLBACK_MATCHES if fields[key] != call.fields[key]]
             if differ:
                 raise BadCall(f"the rollback's {', '.join(differ)} differ from debit {call.reference!r}'s")
         self._opened(call.player, call.currency)
         if debit is None:
             return self._move(call, ZERO, UNKNOWN_TRANSACTION)
-        return self._move(call, ZERO if debit.rolled_back_by else debit.amount, OK)
+        return self._move(call, ZERO if call.reference in self.undone else amount, OK)
 
     # -- the sandbox's administration -----------------------------------------------------------
 
@@ -157,15 +157,19 @@ class Wallet:
         ``transactions`` (id -> the call, its fields, the amount moved, the first answer, a
         debit's ``rolled_back_by``), ``tombstones`` (debit id -> the rollback that found it
         missing, its player, currency and round), ``counters``."""
+        transactions = {}
+        for tid, (name, fields, amount, status, balance) in self.movements.items():
+            fields = json.loads(fields)
+            transactions[tid] = {"call": name, **fields, "amount": self._text(fields["currency"], amount),
+                                 "answer": self._first_answer(tid, status, balance)}
+            if name == "debit":
+                transactions[tid]["rolled_back_by"] = self.undone.get(tid)
         return {
             "players": {code: self._player_view(player) for code, player in self.players.items()},
-            "transactions": {
-                tid: {"call": m.call, **m.fields, "amount": self._text(m.fields["currency"], m.amount),
-                      "answer": m.answer, **({"rolled_back_by": m.rolled_back_by} if m.call == "debit" else {})}
-                for tid, m in self.movements.items()},
+            "transactions": transactions,
             "tombstones": {
                 debit: {"rollback_transaction_id": rollback,
-                        **{key: self.movements[rollback].fields[key] for key in ROLLBACK_MATCHES}}
+                        **{key: transactions[rollback][key] for key in ROLLBACK_MATCHES}}
                 for debit, rollback in self.tombstones.items()},
             "counters": dict(self.counters),
         }
@@ -183,16 +187,16 @@ class Wallet:
         if movement is None:
             same = call.name == "debit"
         else:
-            same = movement.call == call.name and movement.fields == call.fields
+            same = movement[0] == call.name and movement[1] == canonical(call.fields)
             if same:
                 self.counters["replays"] += 1
         if not same:
             self.counters["duplicates"] += 1
             return self._answer(DUPLICATE_TRANSACTION, call)
-        if movement is None or movement.rolled_back_by is not None:
+        if movement is None or tid in self.undone:
             self.counters["rolled_back"] += 1
             return self._answer(ROLLED_BACK, call)
-        return movement.answer
+        return self._first_answer(tid, movement[3], movement[4])
 
     def _opened(self, player, currency):
         """``player``'s balance in ``currency``, its wallet opened at the initial balance if new."""
@@ -206,6 +210,10 @@ class Wallet:
         """A refusal's answer: ``status`` and the player's balance now, nothing moved."""
         balance = self._opened(call.player, call.currency)
         return {"status": status, "balance": self._text(call.currency, balance), "transaction_id": call.transaction_id}
+
+    @staticmethod
+    def _first_answer(tid, status, balance):
+        return {"status": status, "balance": balance, "transaction_id": tid}
 
     def _move(self, call, amount, status):
         return self._do({"op": "move", "transaction_id": call.transaction_id, "call": call.name,
@@ -230,7 +238,7 @@ class Wallet:
             player.balances[record["currency"]] = Decimal(record["balance"])
 
     def _apply_move(self, record):
-        tid, name, fields = record["transaction_id"], record["call"], record["fields"]
+        tid, name, fields, status = record["transaction_id"], record["call"], record["fields"], record["status"]
         amount, currency = Decimal(record["amount"]), fields["currency"]
         if tid in self.movements:
             self.counters["applied_twice"] += 1
@@ -238,15 +246,13 @@ class Wallet:
         balances[currency] += -amount if name == "debit" else amount
         if name == "rollback":
             reference = fields["reference_transaction_id"]
-            debit = self.movements.get(reference)
-            if debit is None:
+            if reference not in self.movements:
                 self.tombstones.setdefault(reference, tid)
-            elif debit.rolled_back_by is None:
-                debit.rolled_back_by = tid
-        answer = {"status": record["status"], "balance": self._text(currency, balances[currency]),
-                  "transaction_id": tid}
-        self.movements[tid] = Movement(name, fields, amount, answer)
-        return answer
+            else:
+                self.undone.setdefault(reference, tid)
+        balance = self._text(currency, balances[currency])
+        self.movements[tid] = (name, canonical(fields), amount, status, balance)
+        return self._first_answer(tid, status, balance)
 
     def _text(self, currency, amount):
         return self.currencies.text(currency, amount)
