@@ -112,7 +112,7 @@ class Injector:
 
     def hit(self, kind):
         """Draw the fault ``kind`` (``error_before``, ``drop``, ``late_debit``, ``timeout``,
-        ``error_after``) at its rate; True when it strikes (counted)."""
+        ``error_after``, ``insufficient``) at its rate; True when it strikes (counted)."""
         rate = getattr(self.faults, f"{kind}_rate")
         return self._count(kind, rate > 0 and self._random.random() < rate)
 
@@ -127,10 +127,10 @@ class Injector:
         """The status a debit that would be applied is refused with instead, or None (a
         ``Wallet``'s ``refusal``)."""
         faults = self.faults
-        if call.player in faults.blocked_players:
-            return self._counted("blocked", PLAYER_BLOCKED)
-        if call.player in faults.limit_players:
-            return self._counted("limit", LIMIT_EXCEEDED)
+        if self._count("blocked", call.player in faults.blocked_players):
+            return PLAYER_BLOCKED
+        if self._count("limit", call.player in faults.limit_players):
+            return LIMIT_EXCEEDED
         if self.hit("insufficient"):
             return INSUFFICIENT_FUNDS
         return None
@@ -139,7 +139,3 @@ class Injector:
         if struck:
             self.injected[kind] += 1
         return struck
-
-    def _counted(self, kind, status):
-        self.injected[kind] += 1
-        return status

@@ -32,11 +32,11 @@ FIELDS = {
     "rollback": ("transaction_id", "reference_transaction_id", "player", "currency", "round"),
 }
 CALLS = tuple(FIELDS)
-_KEYS = {name: frozenset((*ENVELOPE, *fields)) for name, fields in FIELDS.items()}
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-MONEY_CALLS = ("debit", "credit", "rollback")
 
 SIGNATURE_HEADER = "X-Signature"
+
+_KEYS = {name: frozenset((*ENVELOPE, *fields)) for name, fields in FIELDS.items()}
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def signature(secret, body):
@@ -94,20 +94,20 @@ def parse(name, body, currencies):
     _check_envelope(data)
     fields = data  # the body less the envelope, from here on
     del fields["request_id"], fields["sent_at"]
-    player, currency = _text(fields, "player"), fields["currency"]
+    player, currency = _nonempty(fields, "player"), fields["currency"]
     if not isinstance(currency, str) or currency not in currencies:
         raise BadCall(f"currency {currency!r} is not kept by this wallet")
     if name == "balance":
         return Call(name, player, currency, fields)
-    transaction_id = _text(fields, "transaction_id")
-    _reference(fields, "round")
+    transaction_id = _nonempty(fields, "transaction_id")
+    _optional_id(fields, "round")
     if name == "rollback":
-        reference = _text(fields, "reference_transaction_id")
+        reference = _nonempty(fields, "reference_transaction_id")
         if reference == transaction_id:
             raise BadCall("a rollback's transaction_id must differ from the debit it rolls back")
         return Call(name, player, currency, fields, transaction_id, reference=reference)
-    _reference(fields, "table")
-    if fields["kind"] not in (DEBIT_KINDS if name == "debit" else CREDIT_KINDS):
+    _optional_id(fields, "table")
+    if not isinstance(fields["kind"], str) or fields["kind"] not in (DEBIT_KINDS if name == "debit" else CREDIT_KINDS):
         raise BadCall(f"kind {fields['kind']!r} is not a {name} kind")
     bets = fields["bets"]
     if not isinstance(bets, list) or not all(_is_id(bet) for bet in bets):
@@ -133,7 +133,7 @@ def _check_envelope(data):
         raise BadCall(f"sent_at {sent_at!r} is not in UTC")
 
 
-def _text(fields, key):
+def _nonempty(fields, key):
     value = fields[key]
     if not isinstance(value, str) or not value:
         raise BadCall(f"{key} must be a non-empty string")
@@ -144,6 +144,6 @@ def _is_id(value):
     return (isinstance(value, str) and value != "") or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _reference(fields, key):
+def _optional_id(fields, key):
     if fields[key] is not None and not _is_id(fields[key]):
         raise BadCall(f"{key} must be a non-empty string, an integer or null")

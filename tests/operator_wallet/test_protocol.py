@@ -4,8 +4,10 @@ path, money in minor units, and the bodies refused as not a call (HTTP 400)."""
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.operator_wallet.sandbox import SECRET, credit_fields, debit_fields, envelope, rollback_fields, sign
+from tests.operator_wallet.sandbox import SECRET, Platform, credit_fields, debit_fields, envelope, rollback_fields, sign
 
 
 def test_a_bad_signature_is_refused_with_401_and_moves_nothing(wallet):
@@ -95,6 +97,8 @@ def test_currencies_keep_their_own_minor_units(start_wallet):
     ({"amount": "0.00"}, "above zero"),
     ({"currency": "GBP"}, "currency"),
     ({"kind": "payout"}, "kind"),
+    ({"kind": ["stake"]}, "kind"),
+    ({"currency": ["EUR"]}, "currency"),
     ({"player": ""}, "player"),
     ({"transaction_id": 7}, "transaction_id"),
     ({"bets": "1,2"}, "bets"),
@@ -145,3 +149,29 @@ def test_sent_at_may_be_written_with_z(wallet):
     response = wallet.http.post("/balance", content=content,
                                 headers={"Content-Type": "application/json", "X-Signature": sign(content)})
     assert response.status_code == 200
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+                           | st.sampled_from(["EUR", "10.00", "0.00", "stake", "payout", "p1", "s:1"]),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                      max_size=3), max_leaves=6)
+
+
+@pytest.fixture(scope="module")
+def platform(shared_sandbox):
+    platform = Platform(shared_sandbox.url)
+    yield platform
+    platform.close()
+
+
+VALID = {"balance": {"player": "p1", "currency": "EUR"}, "debit": debit_fields("s:1"),
+         "credit": credit_fields("c:1"), "rollback": rollback_fields("r:1", "s:1")}
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(name=st.sampled_from(sorted(VALID)), changes=st.dictionaries(
+    st.sampled_from(["transaction_id", "reference_transaction_id", "player", "currency", "amount", "round", "table",
+                     "kind", "bets", "other"]), JSON_VALUES, min_size=1, max_size=2))
+def test_any_body_is_answered_200_or_400_never_a_server_error(platform, name, changes):
+    """A valid call with one or two fields replaced (or added) by any JSON value."""
+    assert platform.post(name, {**VALID[name], **changes}).status_code in (200, 400)
