@@ -65,3 +65,11 @@ test: install-test services
 # Benchmarks use their own database, blackjack_bench (created by tests/services.sh).
 $(BENCHES): bench-%: install-test services
 	$(TEST_ENV) DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) -m tests.bench.$*
+
+# make wallet-sandbox: the reference operator wallet (docs/wallet-api.md) in the foreground; Ctrl-C stops it.
+# More options (a state file, faults): make wallet-sandbox WALLET_SANDBOX_ARGS="--state wallet.journal --drop-rate 0.1"
+WALLET_SANDBOX_ARGS ?=
+.PHONY: wallet-sandbox
+wallet-sandbox: install
+	@echo "reference operator wallet: http://127.0.0.1:8100 (secret: sandbox-secret; admin: /_admin/state)"
+	$(PY) -m operator_wallet --port 8100 --secret sandbox-secret $(WALLET_SANDBOX_ARGS)
