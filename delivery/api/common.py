@@ -1,5 +1,5 @@
-"""What the platform's APIs share: the strict JSON parser, the error format and the request fields
-that take their JSON type only.
+"""What the platform's APIs share: the strict JSON parser, the error format, the request fields that
+take their JSON type only, and the ``Authorization: Bearer`` credential.
 
 Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"field"`` for
 ``invalid_record``), from the platform's named errors (``accounts.exceptions.PlatformError``: the
@@ -17,6 +17,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions as drf
 from rest_framework import serializers
+from rest_framework.authentication import get_authorization_header
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -66,6 +67,22 @@ class SafeJSONParser(JSONParser):
                                  "with no UTF-8 form") from None
         except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
             raise drf.ParseError(f"JSON parse error - {e}") from None
+
+
+def bearer_credential(request):
+    """The credential of ``Authorization: Bearer <credential>`` (case-insensitive keyword), a str of
+    printable ASCII of at most 200 characters; None when the header is absent or of another
+    scheme. ``AuthenticationFailed`` (401) for a Bearer header without exactly one such credential."""
+    words = get_authorization_header(request).split()
+    if not words or words[0].lower() != b"bearer":
+        return None
+    try:
+        credential = words[1].decode("ascii") if len(words) == 2 else ""
+    except UnicodeDecodeError:
+        credential = ""
+    if not credential or len(credential) > 200 or not credential.isprintable():
+        raise drf.AuthenticationFailed("Invalid Authorization header: expected 'Bearer <credential>'.")
+    return credential
 
 
 def _flatten(detail):

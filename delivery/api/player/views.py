@@ -28,7 +28,7 @@ from wagering import selectors
 from wagering.models import Bet
 
 from . import serializers as s
-from .authentication import CachedTokenAuthentication
+from .authentication import CachedTokenAuthentication, PlayerSessionAuthentication
 from .bet_list import BetList
 from .pagination import MAX_ID, KeysetPagination
 from .throttles import PlayerRateThrottle
@@ -48,10 +48,11 @@ class IsPlayer(BasePermission):
 
 
 class PlayerAPIView(StrictAPIView):
-    """Base of the player views: a player's token (looked up once in a few seconds), the
-    per-player throttle, and ``StrictAPIView``'s JSON, errors and strict query strings."""
+    """Base of the player views: a player's session or token (each looked up once in a few
+    seconds), the per-player throttle, and ``StrictAPIView``'s JSON, errors and strict query
+    strings."""
 
-    authentication_classes = [CachedTokenAuthentication]
+    authentication_classes = [CachedTokenAuthentication, PlayerSessionAuthentication]
     permission_classes = [IsAuthenticated, IsPlayer]
     throttle_classes = [PlayerRateThrottle]
 
