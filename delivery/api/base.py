@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from django_filters.rest_framework import DjangoFilterBackend
 from django_filters.utils import translate_validation
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 from rest_framework.renderers import JSONRenderer
@@ -18,6 +19,10 @@ from rest_framework.renderers import JSONRenderer
 from delivery.api.common import SafeJSONParser
 from delivery.api.common import exception_handler as common_exception_handler
 from delivery.api.player.pagination import MAX_ID
+
+#: The path's ``{id}`` of a detail view (``owned``), as the schema states it.
+ID_PARAMETER = OpenApiParameter("id", {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+                                OpenApiParameter.PATH)
 
 
 def exception_handler(exc, context):

@@ -28,7 +28,7 @@ class BetPagination(KeysetPagination):
         amount = s.AMOUNT_SCHEMA
         page["required"].append("totals")
         page["properties"]["totals"] = {
-            "type": "array", "nullable": True,
+            "type": "array", "nullable": True, "example": None,
             "description": "With `totals=true`: per currency, over every bet the filters select (all pages); "
                            "otherwise null.",
             "items": {"type": "object", "required": ["currency", "count", "staked", "returned", "net"],

@@ -35,9 +35,9 @@ class IdFilter(filters.NumberFilter):
         super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
 
 
-@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 32})
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 32, "pattern": r"^[^\x00]*$"})
 class CodeFilter(filters.CharFilter):
-    """A table code: 1 to 32 characters."""
+    """A table code: 1 to 32 characters, no NUL (no query parameter holds one)."""
 
 
 class TimeZoneField(forms.CharField):

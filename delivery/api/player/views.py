@@ -11,7 +11,7 @@ filter values, unknown or repeated query parameters, NUL bytes, bad cursor or pa
 """
 
 from django.db.models import Prefetch
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions as drf
 from rest_framework import status
 from rest_framework.permissions import BasePermission, IsAuthenticated
@@ -19,7 +19,7 @@ from rest_framework.response import Response
 
 from accounts.models import LedgerEntry
 from accounts.selectors import ledger_entries_for_player, wallets_of
-from delivery.api.base import StrictAPIView
+from delivery.api.base import ID_PARAMETER, StrictAPIView
 from delivery.api.common import ErrorSerializer
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
@@ -30,12 +30,10 @@ from wagering.models import Bet
 from . import serializers as s
 from .authentication import CachedTokenAuthentication, PlayerSessionAuthentication
 from .bet_list import BetList
-from .pagination import MAX_ID, KeysetPagination
+from .pagination import KeysetPagination
 from .throttles import PlayerRateThrottle
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 429)}
-ID_PARAMETER = OpenApiParameter("id", {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
-                                OpenApiParameter.PATH)
 
 
 class IsPlayer(BasePermission):
