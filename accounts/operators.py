@@ -220,11 +220,11 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     also when sent while the first is still being written (the wallet is locked first, so the
     retry waits for it and then finds it).
     Returns ``(LedgerTransaction, entry, created)``: ``entry`` is the transfer's ``LedgerEntry`` on
-    the wallet (signed ``amount``, ``balance_after``; its account and currency loaded), ``created``
-    is False for a replay. Raises ``WrongWalletMode`` (a seamless operator), ``InvalidRequest``
-    (the id, the direction), ``UnknownPlayer``, ``CurrencyNotAllowed``, ``InvalidAmount``,
-    ``InsufficientFunds`` (``out`` beyond the balance), ``IdempotencyConflict`` (the id used for
-    another body)."""
+    the wallet (signed ``amount``, ``balance_after``; its account with the account's player and
+    currency loaded), ``created`` is False for a replay. Raises ``WrongWalletMode`` (a seamless
+    operator), ``InvalidRequest`` (the id, the direction), ``UnknownPlayer``,
+    ``CurrencyNotAllowed``, ``InvalidAmount``, ``InsufficientFunds`` (``out`` beyond the balance),
+    ``IdempotencyConflict`` (the id used for another body)."""
     _check_transfer_mode(operator)
     _checked_code(transfer_id, "transfer_id")
     if direction not in (Direction.IN, Direction.OUT):
@@ -233,7 +233,7 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     wallet = _wallet_currency(found, currency)
     value = parse_amount(amount, wallet.currency.minor_units)
     key = f"transfer:{operator.code}:{transfer_id}"
-    lock_wallets({found.pk}, wallet.currency)
+    lock_wallets({found.pk}, wallet.currency)  # a concurrent retry of this key waits here for the first
     created = not LedgerTransaction.objects.filter(key=key).exists()
     move = deposit if direction == Direction.IN else withdraw
     txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")

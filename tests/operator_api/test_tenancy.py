@@ -6,7 +6,7 @@ import pytest
 
 from accounts.models import LedgerEntry, PlayerSession
 from accounts.operators import open_session, token_hash, upsert_player
-from delivery.api.operator.pagination import encode_cursor
+from delivery.api.operator.pagination import cursor_after
 from tests.operator_api.conftest import written
 from wagering.models import Bet
 
@@ -104,7 +104,7 @@ def test_bolts_bets_rounds_and_entries_are_out_of_reach(api, bolt_api, shared_ro
                 .values_list("pk", flat=True))
     assert {e["id"] for e in statement} == acmes
     bolts_first = LedgerEntry.objects.filter(account__operator__code="bolt").order_by("pk").first().pk
-    after = api.get(f"/api/operator/v1/statement/?cursor={encode_cursor(bolts_first - 1)}").json()["entries"]
+    after = api.get(f"/api/operator/v1/statement/?cursor={cursor_after(bolts_first - 1)}").json()["entries"]
     assert {e["id"] for e in after} <= acmes
 
 

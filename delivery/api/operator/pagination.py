@@ -9,18 +9,18 @@ from rest_framework.response import Response
 from delivery.api.player.pagination import MAX_ID, KeysetPagination
 
 
-def encode_cursor(entry_id):
+def cursor_after(entry_id):
     """The opaque cursor after the entry ``entry_id``: urlsafe base64 of its id, unpadded."""
     return base64.urlsafe_b64encode(str(entry_id).encode()).decode().rstrip("=")
 
 
-def decode_cursor(token):
-    """The entry id of ``token`` (a cursor ``encode_cursor`` made); ``ValueError`` for anything else."""
+def entry_of_cursor(token):
+    """The entry id of ``token`` (a cursor ``cursor_after`` made); ``ValueError`` for anything else."""
     try:
         text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("ascii")
     except (binascii.Error, UnicodeError, ValueError):
         raise ValueError(token) from None
-    if not text.isdigit() or not 1 <= int(text) <= MAX_ID or encode_cursor(int(text)) != token:
+    if not text.isdigit() or not 1 <= int(text) <= MAX_ID or cursor_after(int(text)) != token:
         raise ValueError(token)
     return int(text)
 
@@ -43,13 +43,13 @@ class StatementPagination(KeysetPagination):
         token = request.query_params.get(self.cursor_query_param)
         if token is not None:
             try:
-                queryset = queryset.filter(id__gt=decode_cursor(token))
+                queryset = queryset.filter(id__gt=entry_of_cursor(token))
             except ValueError:
                 raise ValidationError({self.cursor_query_param: "invalid cursor"}) from None
         rows = list(queryset.order_by("id")[:size + 1])
         self.has_more = len(rows) > size
         rows = rows[:size]
-        self.next = encode_cursor(rows[-1].pk) if rows else token
+        self.next = cursor_after(rows[-1].pk) if rows else token
         return rows
 
     def get_paginated_response(self, data):
