@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
-from rest_framework_api_key.models import AbstractAPIKey
+from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 #: Money columns hold up to 4 minor-unit decimals; a currency's own ``minor_units`` is enforced
 #: by ``accounts.money.parse_amount`` before anything is written.
@@ -83,12 +83,21 @@ class Operator(models.Model):
         return code if self.code == DEFAULT_OPERATOR else f"{self.code}:{code}"
 
 
+class OperatorAPIKeyManager(APIKeyManager):
+    """The library's key manager; the keys it finds (``get_from_key``) come with their operator."""
+
+    def get_usable_keys(self):
+        return super().get_usable_keys().select_related("operator")
+
+
 class OperatorAPIKey(AbstractAPIKey):
     """A key of the operator API (``Authorization: Bearer <key>``): stored hashed (its ``prefix``
     identifies it, the rest is checked against ``hashed_key``), shown once when created,
     revocable (``revoked``, for good). It acts only on its ``operator``'s players and data."""
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="api_keys")
+
+    objects = OperatorAPIKeyManager()
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "operator API key"

@@ -156,12 +156,15 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "COERCE_DECIMAL_TO_STRING": True,
     "DATETIME_FORMAT": "iso-8601",
-    # Player API (delivery.api.player): requests per player; counters in the default cache.
-    "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min")},
+    # Requests per player (the player API, delivery.api.player) and per key (the operator API,
+    # delivery.api.operator); counters in the default cache.
+    "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min"),
+                               "operator": env("OPERATOR_API_RATE", default="1200/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Live blackjack back office API",
-    "DESCRIPTION": "Game-server API (/api/game/v1/) and player Bet Record API (/api/v1/).",
+    "DESCRIPTION": "Game-server API (/api/game/v1/), player Bet Record API (/api/v1/) and operator API "
+                   "(/api/operator/v1/: players, sessions, transfers, bets, rounds, statement).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",
