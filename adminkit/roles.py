@@ -30,7 +30,8 @@ CUSTOM_PERMISSIONS = [
 ]
 #: Models every role may view: (app label, model names).
 VIEWABLE = {
-    "accounts": ["currency", "player", "account", "ledgertransaction", "ledgerentry"],
+    "accounts": ["currency", "player", "account", "ledgertransaction", "ledgerentry", "operator", "operatorapikey",
+                 "operatorapicall"],
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra"],
     "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
