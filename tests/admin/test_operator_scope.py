@@ -378,7 +378,7 @@ def test_a_negative_wallet_alert_names_its_player_and_a_void_is_the_providers(db
 def test_the_migration_gives_earlier_rows_their_operator(ab):
     Alert.objects.filter(pk=ab.b_alert.pk).update(player=None, payload={"wallet": ab.b_wallet.pk})
     OperatorAction.objects.update(operator=None)
-    migration = importlib.import_module("settlement.migrations.0008_operator_scope")
+    migration = importlib.import_module("settlement.migrations.0009_operator_scope")
     migration.backfill(apps, None)
     assert Alert.objects.get(pk=ab.b_alert.pk).player == ab.beta[0]
     assert OperatorAction.objects.get(pk=ab.b_action.pk).operator == ab.b

@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0005_operators'),
-        ('settlement', '0007_alert_settlement_stuck'),
+        ('settlement', '0008_watch_wallets'),
     ]
 
     operations = [
