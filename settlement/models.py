@@ -60,10 +60,11 @@ class RoundCorrection(models.Model):
 class Alert(models.Model):
     """Something operators must look at: a ledger breach found by the hourly reconcile, a round that
     could not be settled or whose settlement keeps failing, a wallet taken negative by a reversal or
-    resettle, an observed RTP too far from the theoretical figure (``settlement.rtp_watch``).
-    ``player``: the player an alert is about (a negative wallet's), whose operator's staff see it;
-    None for the provider's alerts (tables, rounds, the ledger as a whole). ``payload`` is JSON
-    (money as decimal strings). Acknowledged by setting ``acknowledged_at``/``acknowledged_by``."""
+    resettle, an observed RTP too far from the theoretical figure (``settlement.rtp_watch``), an
+    operator's wallet failing a movement. ``player``: the player an alert is about (a negative
+    wallet's, a failing wallet movement's), whose operator's staff see it; None for the provider's
+    alerts (tables, rounds, the ledger as a whole). ``payload`` is JSON (money as decimal strings).
+    Acknowledged by setting ``acknowledged_at``/``acknowledged_by``."""
 
     class Kind(models.TextChoices):
         RECONCILE_BREACH = "reconcile_breach", "Ledger breach"
