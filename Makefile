@@ -5,9 +5,11 @@ PY     := $(VENV)/bin/python
 TEST_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack
 BENCH_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack_bench
 TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
+TEST_RESULT_URL   ?= redis://127.0.0.1:6379/1
+TEST_CACHE_URL    ?= redis://127.0.0.1:6379/2
 # The environment the tests and benchmarks run in: PostgreSQL, Redis, production-like settings.
 TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-            CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 CACHE_URL=redis://127.0.0.1:6379/2 \
+            CELERY_RESULT_BACKEND=$(TEST_RESULT_URL) CACHE_URL=$(TEST_CACHE_URL) \
             SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 # The zero-setup default (what `make run` uses with no environment): SQLite, tasks in-process.
 SQLITE_ENV := env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND -u CACHE_URL ENV_FILE=/dev/null \
