@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
+from timezone_field import TimeZoneField
 
 #: Money columns hold up to 4 minor-unit decimals; a currency's own ``minor_units`` is enforced
 #: by ``accounts.money.parse_amount`` before anything is written.
@@ -36,11 +37,18 @@ class Currency(models.Model):
 DEFAULT_OPERATOR = "default"
 
 
+def default_time_zone():
+    """A new operator's reporting zone: ``settings.OPERATOR_TIME_ZONE`` (read when it is created)."""
+    return settings.OPERATOR_TIME_ZONE
+
+
 class Operator(models.Model):
     """A casino brand: it owns its players and, in ``transfer`` mode, moves their money in and out
     of the platform's wallets through the operator API; in ``seamless`` mode it keeps the money in
     its own wallet at ``wallet_url`` (calls signed with ``wallet_secret``, each waiting at most
-    ``wallet_timeout_ms``). ``currencies``: the currencies its players may hold and play."""
+    ``wallet_timeout_ms``). ``currencies``: the currencies its players may hold and play.
+    ``time_zone``: the IANA zone its days are counted in (its reports and rollups: a bet belongs
+    to the day it was placed in this zone), fixed once it has players."""
 
     class WalletMode(models.TextChoices):
         TRANSFER = "transfer", "Transfer (the platform's wallets)"
@@ -53,6 +61,7 @@ class Operator(models.Model):
     wallet_url = models.URLField(blank=True)
     wallet_secret = models.CharField(max_length=128, blank=True)
     wallet_timeout_ms = models.PositiveIntegerField(default=3000)
+    time_zone = TimeZoneField(default=default_time_zone, use_pytz=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -66,8 +75,9 @@ class Operator(models.Model):
         return self.code
 
     #: What an operator keeps once it has players: their wallets are the platform's own or journals
-    #: of the operator's (``Account.journal``), by the mode they were opened in.
-    FIXED_ONCE_PLAYED = ("code", "wallet_mode")
+    #: of the operator's (``Account.journal``), by the mode they were opened in; their bets are
+    #: counted in its rollups on the days of its zone.
+    FIXED_ONCE_PLAYED = ("code", "wallet_mode", "time_zone")
 
     def clean(self):
         """Refuse a change of ``FIXED_ONCE_PLAYED`` once the operator has players (a

@@ -39,13 +39,15 @@ def _checked_code(value, what):
 
 @transaction.atomic(durable=True)
 def create_operator(*, code, name="", wallet_mode=Operator.WalletMode.TRANSFER, currencies=(), wallet_url="",
-                    wallet_secret="", wallet_timeout_ms=3000, key_name="first key"):
+                    wallet_secret="", wallet_timeout_ms=3000, time_zone=None, key_name="first key"):
     """Create operator ``code`` (a slug) in ``wallet_mode`` with ``currencies`` (codes of existing
-    currencies) and its first API key. Returns ``(Operator, raw key)``: the raw key is shown once
+    currencies), counting its days in ``time_zone`` (an IANA name; default
+    ``settings.OPERATOR_TIME_ZONE``), and its first API key. Returns ``(Operator, raw key)``: the raw key is shown once
     and never stored. Raises ``django.core.exceptions.ValidationError`` (a bad code, a seamless
-    operator without wallet URL and secret), ``Currency.DoesNotExist``."""
+    operator without wallet URL and secret, an unknown zone), ``Currency.DoesNotExist``."""
     operator = Operator(code=code, name=name or code, wallet_mode=wallet_mode, wallet_url=wallet_url,
-                        wallet_secret=wallet_secret, wallet_timeout_ms=wallet_timeout_ms)
+                        wallet_secret=wallet_secret, wallet_timeout_ms=wallet_timeout_ms,
+                        **({"time_zone": time_zone} if time_zone else {}))
     operator.full_clean()
     operator.save()
     operator.currencies.set([Currency.objects.get(code=c) for c in currencies])

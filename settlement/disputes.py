@@ -17,6 +17,7 @@ from accounts.locks import lock_player, lock_wallets
 from accounts.models import LedgerTransaction
 from accounts.money import parse_amount
 from accounts.services import house_account, wallet_for
+from wagering import rollups
 from wagering.models import Bet
 from wallets.port import adjust
 
@@ -112,7 +113,8 @@ def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, acto
     (signed ``Decimal``/string in the dispute currency: > 0 credits the player, < 0 debits) is posted
     through the wallet port (``wallets.port.adjust``) as ``adjust:dispute:<pk>`` against the house
     account of the first disputed bet's table, within the actor's limit
-    (``check_adjustment_limit``); False → REJECTED (no adjustment allowed). ``resolution`` is the
+    (``check_adjustment_limit``) and counted in the rollups (``wagering.rollups.adjusted``); False →
+    REJECTED (no adjustment allowed). ``resolution`` is the
     reason (non-blank). Submitting the same decision again returns the dispute unchanged (nothing
     posted twice). Writes an ``OperatorAction``. Returns the ``Dispute``. Raises
     ``ReasonRequired``, ``IllegalTransition`` (an OPEN dispute: see ``decide_dispute``),
@@ -161,10 +163,11 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
     if amount:
         table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
-        adjust(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
-               house=house_account(name=table.house_name, currency=dispute.currency_id,
-                                   operator=dispute.player.operator_id),
+        wallet = wallet_for(player=dispute.player, currency=dispute.currency_id)
+        adjust(wallet=wallet, house=house_account(name=table.house_name, currency=dispute.currency_id,
+                                                  operator=dispute.player.operator_id),
                amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
+        rollups.adjusted(wallet=wallet, amount=amount)
     audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
                  operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
                  adjustment=None if amount is None else str(amount))
@@ -176,9 +179,10 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
     """Credit (``amount`` > 0) or debit (< 0) ``player``'s wallet in ``currency`` (a ``Currency`` or
     code) against the house account ``adjustments``, under ledger key ``adjust:manual:<key>``
     (``key``: the caller's idempotency key; the same key again posts nothing and writes no second
-    audit row), within the actor's limit (``check_adjustment_limit``). Writes an
-    ``OperatorAction``. Returns the ``LedgerTransaction``. Raises ``ReasonRequired``,
-    ``InvalidAmount``, ``AdjustmentLimitExceeded``, ``InsufficientFunds``, ``IdempotencyConflict``."""
+    audit row), within the actor's limit (``check_adjustment_limit``), counted in the rollups
+    (``wagering.rollups.adjusted``). Writes an ``OperatorAction``. Returns the ``LedgerTransaction``.
+    Raises ``ReasonRequired``, ``InvalidAmount``, ``AdjustmentLimitExceeded``, ``InsufficientFunds``,
+    ``IdempotencyConflict``."""
     reason = audit.require_reason(reason)
     wallet = wallet_for(player=player, currency=currency)
     wallet = lock_wallets({player.pk}, wallet.currency)[player.pk]
@@ -190,6 +194,7 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
                                                     operator=wallet.operator_id),
                  amount=value, key=ledger_key, memo=reason)
     if not existed:
+        rollups.adjusted(wallet=wallet, amount=value)
         audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
                      target=wallet, operator_id=wallet.operator_id, reason=reason, key=ledger_key, amount=str(value),
                      at=timezone.now().isoformat())

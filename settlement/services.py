@@ -27,6 +27,7 @@ from tables.locks import lock_round
 from tables.models import Round, RoundEvent
 from tables.money import bet_move, round_closing, round_money
 from tables.services import event
+from wagering import rollups
 from wagering.models import Bet
 from wagering.records import check_record
 from wallets.port import move
@@ -87,7 +88,8 @@ def flag_negative(round_, players, why):
 def _settle_locked(round_, result, bets, *, correction, actor="system", actor_user=None):
     """Write ``result`` (the engine's ``RoundResult``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
-    bet's detail stored (``SettlementDetail``), the ``settled`` event written, the round SETTLED. ``bets``:
+    bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
+    the rollups (``wagering.rollups.round_settled``, last), the round SETTLED. ``bets``:
     ``{record_id: (bet pk, player_id)}``."""
     results, paid, bets_of = {}, [], defaultdict(list)
     for record_id, r in result.bets.items():
@@ -105,6 +107,7 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
                    ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
           for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of))
+    rollups.round_settled(round_)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
@@ -207,6 +210,8 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
 def _resettle_locked(round_, result, bets, n, label, user):
     """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``);
     returns ``{record_id: difference}`` of the bets whose return changed."""
+    counted = Bet.objects.filter(round=round_, state=Bet.State.SETTLED)
+    before = rollups.figures_of(counted)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
     wallets, houses = round_money(round_, {bets[rid].player_id for rid in diffs})
@@ -216,6 +221,7 @@ def _resettle_locked(round_, result, bets, n, label, user):
           for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
     _write_results(round_, {bets[rid].pk: r for rid, r in result.bets.items()}, n, timezone.now())
+    rollups.record(rollups.difference(rollups.figures_of(counted), before))
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
     return diffs

@@ -18,6 +18,7 @@ from tables.locks import lock_round
 from tables.models import Round, RoundEvent, Shoe
 from tables.money import bet_move, round_money
 from tables.services import event
+from wagering import rollups
 from wagering.closing import refund_bets
 from wagering.models import Bet
 from wallets.port import move
@@ -70,8 +71,12 @@ def _reverse_locked(round_, label, user):
 
 
 def _void_locked(round_, reason, label, user):
-    """Void a locked round (see ``void_round``); returns it. Raises ``IllegalTransition``."""
+    """Void a locked round (see ``void_round``); returns it. The rollups count what changed on the
+    days its bets were placed on (``wagering.rollups``): a settled round's bets no longer stand,
+    every refund is counted, and a round voided before betting closed counts its players.
+    Raises ``IllegalTransition``."""
     settled = round_.state == State.SETTLED
+    before = rollups.figures_of(round_.bets.all())
     round_.transition(State.VOIDED)
     if settled:
         events = _reverse_locked(round_, label, user)
@@ -79,6 +84,11 @@ def _void_locked(round_, reason, label, user):
         events = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
                                           .prefetch_related("extras")), actor=label, actor_user=user)
     round_.save(update_fields=["state", "voided_at"])
+    rollups.record(rollups.difference(rollups.figures_of(round_.bets.all()), before))
+    if settled:
+        rollups.round_reversed(round_)
+    if round_.closed_at is None:
+        rollups.players_of(round_)
     events.append(event(round_, RoundEvent.Kind.VOIDED, actor=label, actor_user=user, reason=reason,
                         reversal=settled))
     RoundEvent.objects.bulk_create(events, batch_size=5000)

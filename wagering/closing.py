@@ -17,6 +17,7 @@ from tables.money import bet_move, round_money
 from tables.services import event, unseat
 from wallets.port import move
 
+from . import rollups
 from .models import Bet, BetExtra
 
 Kind = RoundEvent.Kind
@@ -52,7 +53,8 @@ def close_betting(*, round_id, actor="", actor_user=None):
     """Close betting on an OPEN round (RULES 3, 6, 9): the round becomes CLOSED, its bets ACCEPTED.
     Seated variants: a seat without a seat bet has its behind and pair(s) bets refunded
     (``seat_emptied``); its occupant keeps it for this one round (grace) and is unseated after a
-    second round in a row without a seat bet. Returns the ``Round``. Raises ``NotFound``,
+    second round in a row without a seat bet. The rollups count the refunds and the round's
+    players (``wagering.rollups``). Returns the ``Round``. Raises ``NotFound``,
     ``IllegalTransition``."""
     round_ = lock_round(round_id)
     round_.transition(Round.State.CLOSED)
@@ -86,4 +88,7 @@ def close_betting(*, round_id, actor="", actor_user=None):
     events.insert(0, event(round_, Kind.BETTING_CLOSED, actor=actor, actor_user=actor_user,
                            accepted=accepted, refunded=len(orphans)))
     RoundEvent.objects.bulk_create(events)
+    if orphans:
+        rollups.record(rollups.figures_of(Bet.objects.filter(pk__in=[b.pk for b in orphans])))
+    rollups.players_of(round_)
     return round_

@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import MONEY, Currency, Player
+from accounts.models import MONEY, Currency, Operator, Player
 from tables.engine.payouts import OUTCOMES as ENGINE_OUTCOMES
 from tables.models import Round, Table
 
@@ -195,3 +195,104 @@ class BetExtra(models.Model):
     def refund_key(self):
         """Ledger key of this extra stake's refund."""
         return f"refund:{self.key}"
+
+
+# --- rollups (maintained by ``wagering.rollups``; docs/reports.md) ------------------------------------
+
+class DailyRollup(models.Model):
+    """The settled money of one ``day`` (a date in the operator's ``time_zone``: the day its bets
+    were placed) of one ``operator``'s players at one ``table`` (in its ``currency``) for one
+    ``bet_type``, kept as the money moves (``wagering.rollups``), in the database transaction of
+    each settlement, void, resettle and refund. Money is ``Decimal`` in the currency's major units
+    with its minor-unit decimals.
+
+    - ``bets``, ``turnover``: the bets that stood (settled) and everything they staked, extra
+      stakes included; ``returned``: everything they returned (stake back + winnings);
+    - ``refunded_bets``, ``refunded``: the bets refunded in full (a void, a seat emptied at the
+      close) and what they got back: not turnover;
+    - ``rtp_staked``, ``rtp_returned``: the observed RTP's measure (``settlement.rtp_watch``): the
+      original stakes of the bets that stood and what they returned for them, extra stakes and
+      insurance taken out; ``rtp_returned / rtp_staked`` compares with the theoretical RTP.
+    GGR = turnover - returned; hold = GGR / turnover."""
+
+    day = models.DateField()
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    bet_type = models.CharField(max_length=16, choices=Bet.Type.choices)
+    bets = models.BigIntegerField(default=0)
+    turnover = models.DecimalField(default=0, **MONEY)
+    returned = models.DecimalField(default=0, **MONEY)
+    refunded_bets = models.BigIntegerField(default=0)
+    refunded = models.DecimalField(default=0, **MONEY)
+    rtp_staked = models.DecimalField(default=0, **MONEY)
+    rtp_returned = models.DecimalField(default=0, **MONEY)
+
+    class Meta:
+        verbose_name = "daily report"
+        verbose_name_plural = "daily reports"
+        constraints = [models.UniqueConstraint(fields=["operator", "day", "table", "bet_type"],
+                                               name="one_rollup_per_operator_day_table_bet_type")]
+
+    def __str__(self):
+        return f"{self.day} {self.operator_id} {self.table_id} {self.bet_type}"
+
+
+class DailyRound(models.Model):
+    """A round counted on a ``day`` of an ``operator``: one of its players' bets placed that day
+    (in the operator's zone) stood in the round (was settled). Written when the round is settled,
+    removed when a settled round is voided; the rounds of any set of days, tables and operators
+    are the distinct ``round`` of their rows."""
+
+    day = models.DateField()
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="+", db_index=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["operator", "day", "table", "round"],
+                                               name="one_daily_round")]
+        indexes = [models.Index(fields=["round"], name="daily_round_round")]
+
+    def __str__(self):
+        return f"{self.day} {self.operator_id} round {self.round_id}"
+
+
+class DailyPlayer(models.Model):
+    """A player counted on a ``day`` at a ``table``: they placed a bet there that day (in their
+    operator's zone), whatever became of it. Written when betting closes on the round (or when a
+    round is voided before it closed); the players of any set of days, tables and operators are
+    the distinct ``player`` of their rows."""
+
+    day = models.DateField()
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="+", db_index=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["operator", "day", "player", "table"],
+                                               name="one_daily_player")]
+
+    def __str__(self):
+        return f"{self.day} {self.operator_id} player {self.player_id}"
+
+
+class DailyAdjustment(models.Model):
+    """The manual and dispute adjustments of one ``day`` (in the operator's zone, the day they were
+    made) to one ``operator``'s players' wallets in one ``currency``: ``adjustments`` (how many)
+    and ``adjusted`` (their sum, signed: > 0 credited to the players). Not wagering: they change
+    neither turnover nor GGR."""
+
+    day = models.DateField()
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    adjustments = models.BigIntegerField(default=0)
+    adjusted = models.DecimalField(default=0, **MONEY)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["operator", "day", "currency"], name="one_daily_adjustment")]
+
+    def __str__(self):
+        return f"{self.day} {self.operator_id} {self.currency_id} adjustments"

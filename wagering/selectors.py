@@ -17,6 +17,7 @@ from django.db.models import (
     F,
     OuterRef,
     Prefetch,
+    Q,
     Subquery,
     Sum,
     Value,
@@ -116,16 +117,23 @@ def _all_operator_bet_rows():
     return _all_bets().values(*OPERATOR_BET_ROW)
 
 
+#: A bet whose money is final (counted in totals and rollups) / still in play.
+CLOSED, OPEN = (Bet.State.SETTLED, Bet.State.REFUNDED), (Bet.State.PLACED, Bet.State.ACCEPTED)
+
+
 @dataclass(frozen=True)
 class Totals:
-    """Totals of a set of bets in one ``currency`` (a ``Currency``): ``count``, ``staked``,
-    ``returned``, ``net`` (returned - staked; negative = the player lost). Bets still open count as
-    staked, not returned."""
+    """Totals of a set of bets in one ``currency`` (a ``Currency``), counting only settled money:
+    ``count``, ``staked`` (extra stakes included) and ``returned`` of the closed bets (SETTLED, and
+    REFUNDED: everything staked back), ``net`` (returned - staked; negative = the player lost); the
+    bets still in play apart: ``open_count`` and ``open_staked``."""
 
     currency: Currency
     count: int
     staked: Decimal
     returned: Decimal
+    open_count: int = 0
+    open_staked: Decimal = Decimal(0)
 
     @property
     def net(self):
@@ -137,21 +145,35 @@ def bet_totals(bets):
     ``bets_for_player``). Two grouped scans: the bets' stakes and returns, then their extra stakes
     (a refunded bet not yet given a ``returned`` got its extras back too)."""
     bets = bets.order_by()
+    is_open = Q(state__in=OPEN)
     refunded_stake = Case(When(state=Bet.State.REFUNDED, then=F("stake")), default=ZERO)
     rows = (bets.values(code=F("currency_id"))
-            .annotate(n=Count("id"), staked=Sum("stake"), returned=Sum(Coalesce("returned", refunded_stake))))
+            .annotate(n=Count("id", filter=~is_open), staked=Sum("stake", filter=~is_open),
+                      returned=Sum(Coalesce("returned", refunded_stake), filter=~is_open),
+                      open_n=Count("id", filter=is_open), open_staked=Sum("stake", filter=is_open)))
+    extra_open = Q(bet__state__in=OPEN)
     refunded_extra = Case(When(bet__state=Bet.State.REFUNDED, bet__returned__isnull=True, then=F("amount")),
                           default=ZERO)
     extras = {r["code"]: r for r in BetExtra.objects.filter(bet__in=bets.values("pk"))
               .values(code=F("bet__currency_id"))
-              .annotate(staked=Sum("amount"), returned=Sum(refunded_extra))}
+              .annotate(staked=Sum("amount", filter=~extra_open), returned=Sum(refunded_extra),
+                        open_staked=Sum("amount", filter=extra_open))}
     currencies = Currency.objects.in_bulk([r["code"] for r in rows])
     totals = []
     for r in sorted(rows, key=lambda r: r["code"]):
-        extra = extras.get(r["code"], {"staked": 0, "returned": 0})
-        totals.append(Totals(currencies[r["code"]], r["n"], r["staked"] + extra["staked"],
-                             r["returned"] + extra["returned"]))
+        extra = extras.get(r["code"], {})
+        totals.append(Totals(currencies[r["code"]], r["n"], (r["staked"] or 0) + (extra.get("staked") or 0),
+                             (r["returned"] or 0) + (extra.get("returned") or 0), r["open_n"],
+                             (r["open_staked"] or 0) + (extra.get("open_staked") or 0)))
     return totals
+
+
+def open_bets(bets):
+    """The bets of ``bets`` still in play (PLACED or ACCEPTED), found through their rounds not yet
+    settled or voided (few, indexed by state), not by reading every bet's state."""
+    return bets.filter(round__state__in=[s for s in Round.State if s not in (Round.State.SETTLED,
+                                                                             Round.State.VOIDED)],
+                       state__in=OPEN)
 
 
 def rounds_for_player(player):

@@ -20,6 +20,8 @@ class Command(BaseCommand):
         parser.add_argument("--wallet-secret", default="", help="seamless: the HMAC secret the calls are signed with")
         parser.add_argument("--wallet-timeout-ms", type=int, default=3000, help="seamless: each call's timeout")
         parser.add_argument("--currencies", default="", help="comma-separated currency codes, e.g. EUR,USD")
+        parser.add_argument("--time-zone", default="", help="the IANA zone its reporting days are counted in "
+                                                            "(default: the setting OPERATOR_TIME_ZONE)")
 
     def handle(self, *args, **o):
         currencies = [c.strip() for c in o["currencies"].split(",") if c.strip()]
@@ -31,7 +33,8 @@ class Command(BaseCommand):
         try:
             operator, key = create_operator(code=o["code"], name=o["name"], wallet_mode=o["wallet"],
                                             currencies=currencies, wallet_url=o["wallet_url"],
-                                            wallet_secret=o["wallet_secret"], wallet_timeout_ms=o["wallet_timeout_ms"])
+                                            wallet_secret=o["wallet_secret"], wallet_timeout_ms=o["wallet_timeout_ms"],
+                                            time_zone=o["time_zone"] or None)
         except ValidationError as e:
             raise CommandError("; ".join(f"{field}: {' '.join(errors)}"
                                          for field, errors in e.message_dict.items())) from None
