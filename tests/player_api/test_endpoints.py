@@ -5,7 +5,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from delivery.api.player.serializers import PlayerBetSerializer
-from tests.factories import UserFactory
+from tests.factories import BoundlessTableFactory, UserFactory
+from tests.player_api.conftest import play
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
 from wagering.selectors import bets_for_player
@@ -32,7 +33,8 @@ def test_bet_list_totals_and_money(api, premium_round):
     main = data["results"][1]
     assert (main["stake"], main["staked"], main["returned"], main["net"], main["state"], main["outcome"]) == (
         "20.00", "20.00", "40.00", "20.00", "settled", "win")
-    assert data["totals"] == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00"}]
+    assert data["totals"] == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00",
+                               "open_count": 0, "open_staked": "0.00"}]
     assert data["next"] is None and data["previous"] is None
 
 
@@ -109,3 +111,15 @@ def test_bet_detail_shows_extra_stakes_and_reads_them_only_when_there(db, django
     assert client.get(f"/api/v1/bets/{plain.pk}").json()["extras"] == []
     with django_assert_num_queries(3):
         client.get(f"/api/v1/bets/{plain.pk}")
+
+
+def test_totals_count_only_settled_money_and_show_open_stakes_apart(api, alice):
+    """An open bet is no loss: it is in open_count and open_staked, not in staked or net."""
+    table = BoundlessTableFactory()
+    for rid, stake, settle in (("w", "6.00", True), ("o", "4.00", False)):
+        play(table, {"dealer": ["7D", "TC"], "player_cards": ["TH", "6C"], "bets": [
+            {"id": rid, "player": alice.game_code, "type": "main", "stake": stake, "actions": ["stand"]}]},
+             settle=settle)
+    assert api.get("/api/v1/bets/?totals=true").json()["totals"] == [
+        {"currency": "EUR", "count": 1, "staked": "6.00", "returned": "0.00", "net": "-6.00", "open_count": 1,
+         "open_staked": "4.00"}]

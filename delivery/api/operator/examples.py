@@ -79,3 +79,18 @@ STATEMENT = [
         "amount": "25.00", "balance_after": "125.50", "created_at": "2026-03-01T12:05:00.123456Z"}, 200),
     _error("A bad cursor", 400, "invalid_input", "cursor: invalid cursor"),
 ]
+
+DAY = {"day": "2026-03-01", "currency": "EUR", "rounds": 1320, "bets": 15210, "players": 412, "turnover": "182400.00",
+       "returned": "180510.50", "ggr": "1889.50", "hold": "1.04", "refunded_bets": 36, "refunded": "410.00",
+       "adjustments": 2, "adjusted": "35.00"}
+DAILY_REPORT = [
+    _answer("Two days in EUR", {"days": [DAY, {**DAY, "day": "2026-03-02", "rounds": 1290, "bets": 14950,
+                                                 "players": 398, "turnover": "176300.00", "returned": "177012.00",
+                                                 "ggr": "-712.00", "hold": "-0.40", "refunded_bets": 0,
+                                                 "refunded": "0.00", "adjustments": 0, "adjusted": "0.00"}],
+                                "totals": [{**DAY, "day": None, "rounds": 2610, "bets": 30160, "players": 601,
+                                            "turnover": "358700.00", "returned": "357522.50", "ggr": "1177.50",
+                                            "hold": "0.33", "refunded_bets": 36, "refunded": "410.00",
+                                            "adjustments": 2, "adjusted": "35.00"}]}, 200),
+    _error("Days the wrong way round", 400, "invalid_input", "date_from must not be after date_to"),
+]

@@ -13,6 +13,7 @@ from accounts.operators import CODE, Direction
 from delivery.api.common import AmountField, StrictCharField, StrictSerializer
 from delivery.api.player.serializers import (
     LedgerEntrySerializer,
+    MoneyField,
     PlayerBetSerializer,
     PlayerRoundDetailSerializer,
     WalletSerializer,
@@ -162,3 +163,29 @@ class StatementEntrySerializer(LedgerEntrySerializer):
     class Meta(LedgerEntrySerializer.Meta):
         fields = ["id", "key", "kind", "player", "currency", "amount", "balance_after", "created_at"]
         read_only_fields = fields
+
+
+class DailyReportRowSerializer(serializers.Serializer):
+    """One day of one currency (``wagering.reports.ReportRow``, ``currency_obj`` set) or, without
+    ``day``, the totals of the range in one currency."""
+
+    day = serializers.DateField(source="key", allow_null=True, help_text="The day, in your zone; null in totals.")
+    currency = serializers.CharField()
+    rounds = serializers.IntegerField(help_text="Rounds in which a bet of your players stood (settled).")
+    bets = serializers.IntegerField(help_text="Bets that stood (settled).")
+    players = serializers.IntegerField(help_text="Distinct players who placed a bet (any outcome).")
+    turnover = MoneyField(currency="currency_obj", help_text="Staked by the bets that stood, extra stakes included.")
+    returned = MoneyField(currency="currency_obj", help_text="Returned by them: stakes back and winnings.")
+    ggr = MoneyField(currency="currency_obj", help_text="Gross gaming revenue: turnover - returned.")
+    hold = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True, coerce_to_string=True,
+                                    help_text="GGR in percent of turnover; null without turnover.")
+    refunded_bets = serializers.IntegerField(help_text="Bets refunded in full (voids, seats emptied): not turnover.")
+    refunded = MoneyField(currency="currency_obj", help_text="What the refunded bets got back.")
+    adjustments = serializers.IntegerField(help_text="Manual and dispute adjustments made that day: not in GGR.")
+    adjusted = MoneyField(currency="currency_obj", help_text="Their sum, signed: > 0 credited to your players.")
+
+
+class DailyReportSerializer(serializers.Serializer):
+    days = DailyReportRowSerializer(many=True)
+    totals = DailyReportRowSerializer(many=True, help_text="Per currency, over the range (rounds and players "
+                                                           "distinct over it).")

@@ -17,4 +17,5 @@ urlpatterns = [
     path("bets/", views.BetListView.as_view(), name="bets"),
     path("rounds/<str:id>", views.RoundView.as_view(), name="round"),
     path("statement/", views.StatementView.as_view(), name="statement"),
+    path("reports/daily", views.DailyReportView.as_view(), name="daily_report"),
 ]

@@ -11,13 +11,16 @@ NUL bytes, a bad cursor), ``invalid_amount``, ``currency_not_allowed``; 401 ``no
 call's audit row.
 """
 
+from datetime import date, timedelta
+
 from django.conf import settings
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions as drf
 from rest_framework import status
 from rest_framework.response import Response
 
-from accounts.models import LedgerEntry, OperatorAPIKey
+from accounts.models import Currency, LedgerEntry, OperatorAPIKey
 from accounts.operators import balances, open_session, player_of, record_call, revoke_session, transfer, upsert_player
 from accounts.selectors import statement_entries
 from delivery.api.base import ID_PARAMETER, StrictAPIView
@@ -25,11 +28,13 @@ from delivery.api.common import ErrorSerializer, StrictJSONParser
 from delivery.api.player.bet_list import BetList
 from settlement.selectors import round_public
 from wagering import selectors
+from wagering.models import DailyRollup
+from wagering.reports import Selection, report, rollup_totals
 
 from . import examples
 from . import serializers as s
 from .authentication import IsOperator, OperatorKeyAuthentication
-from .filters import OperatorBetFilter
+from .filters import DailyReportFilter, OperatorBetFilter
 from .pagination import StatementPagination
 from .throttles import OperatorKeyThrottle
 
@@ -133,9 +138,25 @@ class TransfersView(OperatorAPIView):
 
 class BetListView(BetList, OperatorAPIView):
     filterset_class = OperatorBetFilter
+    #: The filters the rollups can answer (whole days of the operator's zone, table, variant, bet type, state).
+    ROLLUP_FILTERS = {"date_from", "date_to", "tz", "table", "variant", "type", "state", "totals"}
 
     def bets(self):
         return selectors.bets_for_operator(self.operator)
+
+    def totals(self, apply, filters):
+        """From the rollups (``wagering.reports.rollup_totals``) when the filters are theirs and the
+        days are the operator's (``tz`` its zone, or no dates), the open bets from the bets of the
+        rounds still in play; otherwise from the bets (``BetList.totals``)."""
+        used = {k for k, v in filters.items() if v not in (None, "")}
+        dated = filters.get("date_from") or filters.get("date_to")
+        if used - self.ROLLUP_FILTERS or dated and (filters.get("tz") or "UTC") != str(self.operator.time_zone):
+            return super().totals(apply, filters)
+        selection = Selection(day_from=filters.get("date_from"), day_to=filters.get("date_to"),
+                              table=filters.get("table") or None, scope=self.operator.pk)
+        return rollup_totals(selection, variant=filters.get("variant") or None, bet_type=filters.get("type") or None,
+                             state=filters.get("state") or None,
+                             open_totals=selectors.bet_totals(selectors.open_bets(apply(self.bets()))))
 
     def get_queryset(self):
         return selectors.bet_rows_for_operator(self.operator)
@@ -172,3 +193,31 @@ class StatementView(OperatorAPIView):
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(s.StatementEntrySerializer(page, many=True).data)
+
+
+class DailyReportView(OperatorAPIView):
+    filterset_class = DailyReportFilter
+    queryset = DailyRollup.objects.none()  # the model, for the filter set
+
+    @extend_schema(parameters=[
+        OpenApiParameter("date_from", {"type": "string", "format": "date"},
+                         description="First day (YYYY-MM-DD) in your zone; default 29 days before date_to."),
+        OpenApiParameter("date_to", {"type": "string", "format": "date"},
+                         description="Last day (YYYY-MM-DD), inclusive; default today in your zone."),
+        OpenApiParameter("currency", {"type": "string", "pattern": "^[A-Z]{1,8}$"}, description="Currency code."),
+        OpenApiParameter("table", {"type": "string", "minLength": 1, "maxLength": 32, "pattern": r"^[^\x00]*$"},
+                         description="Table code.")], responses={200: s.DailyReportSerializer, **errors()},
+                   examples=examples.DAILY_REPORT,
+                   summary="Your daily report: per day (in your zone) and currency, rounds, bets, players, turnover, "
+                           "returned, GGR and hold, refunds and adjustments, from the rollups")
+    def get(self, request):
+        _, filters = self.filters()
+        day_to = filters.get("date_to") or timezone.localtime(timezone.now(), self.operator.time_zone).date()
+        day_from = filters.get("date_from") or max(day_to - timedelta(days=29), date.min)
+        selection = Selection(day_from=day_from, day_to=day_to, currency=filters.get("currency") or None,
+                              table=filters.get("table") or None, scope=self.operator.pk)
+        days, totals = report(selection, "day")
+        currencies = Currency.objects.in_bulk({r.currency for r in days + totals})
+        for row in days + totals:
+            row.currency_obj = currencies[row.currency]
+        return Response(s.DailyReportSerializer({"days": days, "totals": totals}).data)

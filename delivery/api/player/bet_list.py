@@ -29,18 +29,21 @@ class BetPagination(KeysetPagination):
         page["required"].append("totals")
         page["properties"]["totals"] = {
             "type": "array", "nullable": True, "example": None,
-            "description": "With `totals=true`: per currency, over every bet the filters select (all pages); "
-                           "otherwise null.",
-            "items": {"type": "object", "required": ["currency", "count", "staked", "returned", "net"],
+            "description": "With `totals=true`: per currency, over every bet the filters select (all pages), "
+                           "counting only settled money (settled and refunded bets), the bets still in play "
+                           "apart (`open_count`, `open_staked`); otherwise null.",
+            "items": {"type": "object",
+                      "required": ["currency", "count", "staked", "returned", "net", "open_count", "open_staked"],
                       "properties": {"currency": {"type": "string"}, "count": {"type": "integer"},
-                                     "staked": amount, "returned": amount, "net": amount}}}
+                                     "staked": amount, "returned": amount, "net": amount,
+                                     "open_count": {"type": "integer"}, "open_staked": amount}}}
         return page
 
 
 class BetList:
     """A bet list view (mixed in before its API's base view): ``list_bets()`` answers a page of
     ``bet_rows()`` (value rows, filtered by ``filterset_class``, each shown by ``row``) and, with
-    ``totals=true``, the totals of ``bets()`` under the same filters."""
+    ``totals=true``, the totals of ``bets()`` under the same filters (``totals``)."""
 
     filter_backends = [DjangoFilterBackend]
     filterset_class = BetFilter
@@ -59,13 +62,17 @@ class BetList:
         """``row`` of ``get_queryset()`` as the list shows it in time zone ``zone``."""
         return s.bet_row(row, zone)
 
+    def totals(self, apply, filters):
+        """The ``[Totals]`` of ``bets()`` filtered by ``apply`` (``filters``: the cleaned values):
+        from the bets themselves (a player's own bets, on their index; the rows' joins would slow
+        the scan)."""
+        return bet_totals(apply(self.bets()))
+
     def list_bets(self):
         apply, filters = self.filters()
         zone = ZoneInfo(filters.get("tz") or "UTC")
         page = [self.row(row, zone) for row in self.paginate_queryset(apply(self.get_queryset()))]
-        # Totals from the bets themselves: the rows' joins (round, table, currency) would slow their scan.
-        totals = (s.TotalsSerializer(bet_totals(apply(self.bets())), many=True).data
-                  if filters.get("totals") else None)
+        totals = s.TotalsSerializer(self.totals(apply, filters), many=True).data if filters.get("totals") else None
         response = self.get_paginated_response(page)
         response.data["totals"] = totals
         return response

@@ -135,10 +135,12 @@ def iso_time(value, zone):
 
 class TotalsSerializer(serializers.Serializer):
     currency = serializers.CharField(source="currency.code")
-    count = serializers.IntegerField()
-    staked = MoneyField(currency="currency")
-    returned = MoneyField(currency="currency", help_text="Open bets count as staked, not returned.")
+    count = serializers.IntegerField(help_text="Closed bets: settled, or refunded in full.")
+    staked = MoneyField(currency="currency", help_text="What the closed bets staked, extra stakes included.")
+    returned = MoneyField(currency="currency", help_text="What the closed bets returned (a refund: all staked).")
     net = MoneyField(currency="currency", help_text="returned - staked")
+    open_count = serializers.IntegerField(help_text="Bets still in play: not in count, staked or net.")
+    open_staked = MoneyField(currency="currency", help_text="What the bets still in play staked so far.")
 
 
 class PlayerBetExtraSerializer(serializers.ModelSerializer):
