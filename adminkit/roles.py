@@ -33,7 +33,7 @@ VIEWABLE = {
     "accounts": ["currency", "player", "account", "ledgertransaction", "ledgerentry", "operator", "operatorapikey",
                  "operatorapicall"],
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
-    "wagering": ["bet", "betextra"],
+    "wagering": ["bet", "betextra", "dailyrollup"],
     "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
 }
 VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"

@@ -26,7 +26,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if 
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "config.apps.BackOfficeAdminConfig",  # django.contrib.admin, its index the dashboard (config.admin)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -207,3 +207,28 @@ class OperatorAction(models.Model):
 
     def __str__(self):
         return f"{self.actor_label} {self.action} {self.target_model}:{self.target_pk}"
+
+
+class RtpWatchFigure(models.Model):
+    """The RTP watch's latest check (``settlement.rtp_watch.watch``) of one ``table``, ``bet_type``
+    and ``window`` (``hour``, ``day``, ``shoe``): ``observed`` and ``expected`` RTP (fractions),
+    ``se`` (its standard error; None with fewer than two rounds), ``z``, ``bets``, ``rounds``,
+    ``flagged`` (an alert's worth), ``checked_at``. Replaced at every run; the dashboard shows them."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="+")
+    bet_type = models.CharField(max_length=16)
+    window = models.CharField(max_length=8)
+    observed = models.FloatField()
+    expected = models.FloatField()
+    se = models.FloatField(null=True)
+    z = models.FloatField(null=True)
+    bets = models.PositiveIntegerField()
+    rounds = models.PositiveIntegerField()
+    flagged = models.BooleanField(default=False)
+    checked_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "bet_type", "window"], name="one_rtp_figure")]
+
+    def __str__(self):
+        return f"{self.table_id} {self.bet_type} {self.window}: {self.observed:.4f}"

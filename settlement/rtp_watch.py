@@ -41,7 +41,7 @@ from tables.locks import lock_table
 from tables.models import Round, Shoe, Table
 from wagering.models import Bet
 
-from .models import Alert
+from .models import Alert, RtpWatchFigure
 
 #: window name -> how far back a round's settlement may be (None: the table's current shoe)
 WINDOWS = {"hour": timedelta(hours=1), "day": timedelta(days=1), "shoe": None}
@@ -200,11 +200,27 @@ def raise_alerts(table: Table, deviations) -> list[Alert]:
     return done
 
 
+def keep_figures(table: Table, deviations, now) -> None:
+    """Replace ``table``'s ``RtpWatchFigure`` rows by ``deviations`` (its latest check, at ``now``)."""
+    def finite(x):
+        return x if math.isfinite(x) else None
+
+    with transaction.atomic():
+        RtpWatchFigure.objects.filter(table=table).delete()
+        RtpWatchFigure.objects.bulk_create([
+            RtpWatchFigure(table=table, bet_type=d.bet_type, window=d.window, observed=d.stats.rtp,
+                           expected=d.expected, se=finite(d.stats.se), z=finite(d.z), bets=d.stats.bets,
+                           rounds=d.stats.rounds, flagged=d.alert, checked_at=now) for d in deviations])
+
+
 def watch(now=None) -> list[Alert]:
-    """Check every table (``check_table``) and raise or update its alerts (``raise_alerts``).
-    Returns the alerts created or updated in this run."""
+    """Check every table (``check_table``), keep its figures (``keep_figures``, for the dashboard)
+    and raise or update its alerts (``raise_alerts``). Returns the alerts created or updated in
+    this run."""
     now = now or timezone.now()
     alerts = []
     for table in Table.objects.order_by("pk"):
-        alerts += raise_alerts(table, check_table(table, now))
+        deviations = check_table(table, now)
+        keep_figures(table, deviations, now)
+        alerts += raise_alerts(table, deviations)
     return alerts

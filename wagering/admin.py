@@ -1,26 +1,35 @@
-"""The Bet Record: every bet, searchable, with a page per bet, and a CSV export of any search.
+"""The Bet Record: every bet, searchable, with a page per bet, and a CSV export of any search; and
+the reports (the rollups by day, table, operator or currency, the observed RTP).
 Read-only: bets change only through the wagering and settlement services. ``settlement.admin``
 completes a bet's page with what a dispute needs (its replay, ledger entries, audit trail)."""
 
 import csv
-from datetime import datetime
+from datetime import datetime, timedelta
+from decimal import Decimal
+from io import StringIO
 
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ERROR_FLAG
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
-from accounts.scoping import OperatorScoped
+from accounts.models import Currency, Operator
+from accounts.scoping import OperatorScoped, is_provider, operator_id_of
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline
 from adminkit.filters import AmountRangeFilter, DateRangeFilter, InputFilter, operator_zone, parse_id
 from adminkit.money import format_money
 from adminkit.paginator import LookaheadPaginatorMixin
+from tables.models import Table
+from tables.rtp import expected_rtp, stored_report
 
-from .models import Bet, BetExtra
+from .models import Bet, BetExtra, DailyRollup
+from .reports import GROUPS, Selection, daily_money, money_chart, report, rtp_series
 from .selectors import CSV_COLUMNS, bets_for_csv
 
 
@@ -212,3 +221,140 @@ class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
                              "subtitle": f"{bet.type} {format_money(bet.stake, bet.currency, code=True)} "
                                          f"({bet.record_id})"}
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+# --- reports (the rollups: wagering.reports; docs/reports.md) ---------------------------------------
+
+class ReportForm(forms.Form):
+    """The report's selection. Dates are days of each operator's zone; bad input is a form error."""
+
+    date_from = forms.DateField(required=False, label="from")
+    date_to = forms.DateField(required=False, label="to")
+    group = forms.ChoiceField(choices=[(g, g) for g in GROUPS], required=False, initial="day", label="by")
+    operator = forms.ModelChoiceField(queryset=Operator.objects.order_by("code"), required=False,
+                                      to_field_name="code")
+    table = forms.CharField(required=False, max_length=32)
+    currency = forms.CharField(required=False, max_length=8)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("date_from") and data.get("date_to") and data["date_from"] > data["date_to"]:
+            raise forms.ValidationError("“from” is after “to”")
+        return data
+
+
+def _report_zone(request):
+    """The zone of the report's default days: operator staff's operator's, else the operator site's."""
+    operator_id = operator_id_of(request)
+    if operator_id is not None:
+        return Operator.objects.get(pk=operator_id).time_zone
+    return operator_zone(request)
+
+
+#: The report's chart shows at most the last this many days of its range.
+MAX_CHART_DAYS = 366
+#: The report's columns: (header, ReportRow attribute, money).
+REPORT_COLUMNS = [("rounds", "rounds", False), ("bets", "bets", False), ("players", "players", False),
+                  ("turnover", "turnover", True), ("returned", "returned", True), ("GGR", "ggr", True),
+                  ("hold %", "hold", False), ("refunded bets", "refunded_bets", False), ("refunded", "refunded", True),
+                  ("adjustments", "adjustments", False), ("adjusted", "adjusted", True)]
+
+
+def _cells(row, currency):
+    """``(group key, currency code, [cell texts])`` of a ``ReportRow`` as the report shows it."""
+    cells = []
+    for _, attribute, money in REPORT_COLUMNS:
+        value = getattr(row, attribute)
+        cells.append("—" if value is None else format_money(value, currency) if money else f"{value:,}")
+    return row.key, row.currency, cells
+
+
+@admin.register(DailyRollup)
+class ReportAdmin(OperatorScoped, ReadOnlyAdmin):
+    """The reports: rollups by day, table, operator or currency over a date range, with a totals
+    row per currency, a chart of turnover and GGR per day, and a CSV of the same rows; the
+    observed RTP beside the theoretical one per table and bet type over time (``rtp/``). Operator
+    staff see only their operator's rows (``accounts.scoping``: ``operator_path``)."""
+
+    operator_path = "operator"
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [path("rtp/", view(self.rtp_view), name="wagering_dailyrollup_rtp")] + super().get_urls()
+
+    def _selection(self, request):
+        """``(form, Selection, group)`` of the request's query (the last 30 days by day by default)."""
+        form = ReportForm(request.GET or None)
+        today = timezone.localtime(timezone.now(), _report_zone(request)).date()
+        data = form.cleaned_data if form.is_valid() else {}
+        day_to = data.get("date_to") or today
+        day_from = data.get("date_from") or day_to - timedelta(days=29)
+        operator = data.get("operator") if is_provider(request) else None
+        selection = Selection(day_from=day_from, day_to=day_to, operator_id=operator.pk if operator else None,
+                              table=data.get("table") or None, currency=data.get("currency") or None,
+                              scope=operator_id_of(request))
+        return form, selection, data.get("group") or "day"
+
+    def changelist_view(self, request, extra_context=None):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        form, selection, group = self._selection(request)
+        rows, totals = report(selection, group)
+        currencies = Currency.objects.in_bulk({r.currency for r in rows + totals})
+        if request.GET.get("format") == "csv":
+            return self._csv(rows, totals, group, currencies)
+        span = min((selection.day_to - selection.day_from).days + 1, MAX_CHART_DAYS)
+        chart = money_chart(daily_money(selection), [selection.day_to - timedelta(days=n)
+                                                     for n in range(span - 1, -1, -1)])
+        query = request.GET.copy()
+        query["format"] = "csv"
+        context = {**self.admin_site.each_context(request), "title": "Reports", "form": form, "group": group,
+                   "selection": selection, "headers": [h for h, _, _ in REPORT_COLUMNS],
+                   "rows": [_cells(r, currencies[r.currency]) for r in rows],
+                   "totals": [_cells(r, currencies[r.currency]) for r in totals],
+                   "chart": chart, "csv_query": query.urlencode(), "opts": self.model._meta,
+                   "provider": is_provider(request)}
+        return TemplateResponse(request, "admin/wagering/dailyrollup/report.html", context)
+
+    @staticmethod
+    def _csv(rows, totals, group, currencies):
+        """The report's rows then its totals as CSV (amounts as plain decimal strings with the
+        currency's minor units)."""
+        out = StringIO()
+        writer = csv.writer(out)
+        writer.writerow([group, "currency"] + [header for header, _, _ in REPORT_COLUMNS])
+        for label, row in [(r.key, r) for r in rows] + [("total", r) for r in totals]:
+            quantum = Decimal(1).scaleb(-currencies[row.currency].minor_units)
+            values = [getattr(row, a) for _, a, _ in REPORT_COLUMNS]
+            writer.writerow([label, row.currency] + ["" if v is None else v.quantize(quantum) if money else v
+                                                     for v, (_, _, money) in zip(values, REPORT_COLUMNS)])
+        response = HttpResponse(out.getvalue(), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="report-by-{group}.csv"'
+        return response
+
+    def rtp_view(self, request):
+        """Observed RTP per table and bet type, per day, beside the theoretical figure of the
+        table's rules (``tables.rtp``: stored reports only, never computed on a page load)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        form, selection, _ = self._selection(request)
+        series = rtp_series(selection)
+        tables = {t.code: t for t in Table.objects.filter(code__in={code for code, _ in series})}
+        lines, charts = [], []
+        for (code, bet_type), points in sorted(series.items()):
+            rep = stored_report(tables[code].rules())
+            expected = expected_rtp(rep, bet_type) if rep else None
+            staked = sum(p[1] for p in points)
+            observed = sum(p[2] for p in points) / staked if staked else None
+            lines.append({"table": code, "bet_type": bet_type, "bets": sum(p[3] for p in points),
+                          "observed": observed, "expected": expected})
+            name = f"rtp-{code}-{bet_type}"
+            charts.append({"id": name, "data_id": f"{name}-data", "title": f"{code} {bet_type}", "config": {
+                "type": "line", "labels": [str(p[0]) for p in points], "datasets": [
+                    {"label": "observed RTP %", "data": [float(100 * p[2] / p[1]) if p[1] else None
+                                                          for p in points]},
+                    {"label": "theoretical RTP %", "data": [100 * expected if expected else None] * len(points)}]}})
+        context = {**self.admin_site.each_context(request), "title": "Observed RTP", "form": form,
+                   "selection": selection, "lines": lines, "charts": charts, "opts": self.model._meta,
+                   "provider": is_provider(request)}
+        return TemplateResponse(request, "admin/wagering/dailyrollup/rtp.html", context)

@@ -136,6 +136,14 @@ def daily_money(selection):
     return out
 
 
+def money_chart(series, days):
+    """Chart.js data (``{type, labels, datasets}``) of ``series`` (``daily_money``) over ``days``
+    (dates): turnover as bars and GGR as a line per currency, 0 on a day without play."""
+    return {"type": "bar", "labels": [str(d) for d in days], "datasets": [
+        {"type": kind, "label": f"{label} {code}", "data": [float(series[code].get(d, (0, 0))[i]) for d in days]}
+        for code in sorted(series) for label, i, kind in (("turnover", 0, "bar"), ("GGR", 1, "line"))]}
+
+
 def rollup_totals(selection, *, variant=None, bet_type=None, state=None, open_totals=()):
     """A bet list's ``[Totals]`` (``wagering.selectors.bet_totals``'s shape) from the rollups:
     the closed bets of ``selection`` (of one operator; whole days in its zone) of ``variant`` and
