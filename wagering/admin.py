@@ -228,8 +228,8 @@ class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
 class ReportForm(forms.Form):
     """The report's selection. Dates are days of each operator's zone; bad input is a form error."""
 
-    date_from = forms.DateField(required=False, label="from")
-    date_to = forms.DateField(required=False, label="to")
+    date_from = forms.DateField(required=False, label="from", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="to", widget=forms.DateInput(attrs={"type": "date"}))
     group = forms.ChoiceField(choices=[(g, g) for g in GROUPS], required=False, initial="day", label="by")
     operator = forms.ModelChoiceField(queryset=Operator.objects.order_by("code"), required=False,
                                       to_field_name="code")

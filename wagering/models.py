@@ -229,8 +229,8 @@ class DailyRollup(models.Model):
     rtp_returned = models.DecimalField(default=0, **MONEY)
 
     class Meta:
-        verbose_name = "daily report"
-        verbose_name_plural = "daily reports"
+        verbose_name = "report"
+        verbose_name_plural = "reports"
         constraints = [models.UniqueConstraint(fields=["operator", "day", "table", "bet_type"],
                                                name="one_rollup_per_operator_day_table_bet_type")]
 

@@ -91,23 +91,24 @@ def _grouped(queryset, group, **aggregates):
 def report(selection, group):
     """``(rows, totals)`` of ``selection`` grouped by ``group`` (a key of ``GROUPS``): one
     ``ReportRow`` per group and currency, in group order, and one totals row per currency (rounds
-    and players distinct over the whole selection, not added up). Five grouped reads of the
-    rollups: money, rounds, players and adjustments per group, then the totals' distinct counts."""
+    and players distinct over the whole selection, not added up; adjustments, which have no table,
+    left out of a report by table). Grouped reads of the rollups: money, rounds, players and
+    adjustments per group, then the same per currency for the totals."""
     rows = {}
     for g in (group, None):
         money = _grouped(selection.apply(DailyRollup.objects.all()), g, bets=Sum("bets"), refunded_bets=Sum(
             "refunded_bets"), **{m: Sum(m) for m in MONEY})
         rounds = _grouped(selection.apply(DailyRound.objects.all()), g, n=Count("round", distinct=True))
         players = _grouped(selection.apply(DailyPlayer.objects.all()), g, n=Count("player", distinct=True))
-        adjusted = ({} if g == "table" else _grouped(selection.apply(DailyAdjustment.objects.all(), tables=False), g,
-                                                      n=Sum("adjustments"), total=Sum("adjusted")))
+        adjusted = {} if group == "table" else _grouped(selection.apply(DailyAdjustment.objects.all(), tables=False),
+                                                        g, n=Sum("adjustments"), total=Sum("adjusted"))
         for key in money.keys() | players.keys() | adjusted.keys():
             m = money.get(key, {})
             row = ReportRow(key=key[0], currency=key[1], rounds=rounds.get(key, {}).get("n", 0),
                             bets=m.get("bets") or 0, players=players.get(key, {}).get("n", 0),
                             refunded_bets=m.get("refunded_bets") or 0,
                             **{name: m.get(name) or ZERO for name in MONEY})
-            if g != "table":
+            if group != "table":  # adjustments have no table: a report by table leaves them out
                 a = adjusted.get(key, {})
                 row.adjustments, row.adjusted = a.get("n") or 0, a.get("total") or ZERO
             rows.setdefault(g is None, []).append(row)

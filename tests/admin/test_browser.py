@@ -1,6 +1,7 @@
 """A real headless browser (Debian's chromium through Playwright; no browser download): a Dispute
 officer searches the Bet Record, opens a bet and its round replay, and resolves a dispute with an
-adjustment; an operator's Viewer finds only that operator's players and bets. Screenshots go to
+adjustment; an operator's Viewer finds only that operator's players and bets; the provider's staff
+and an operator's open the dashboard, a report with its chart and CSV, the observed RTP. Screenshots go to
 ``test-artifacts/`` (git-ignored)."""
 
 import os
@@ -114,5 +115,60 @@ def test_an_operators_viewer_finds_only_its_players_in_a_browser(live_server, tr
         expect(page.locator("#result_list")).to_contain_text("alpha-p0")
         page.screenshot(path=ARTIFACTS / "8-operator-player-search.png", full_page=True)
         assert "brand-beta" not in page.content()
+        browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+def _chart_drawn(page, canvas_id):
+    """The number of datasets Chart.js drew on canvas ``canvas_id`` (0: not drawn)."""
+    return page.evaluate(f"(document.getElementById('{canvas_id}').chart || {{data: {{datasets: []}}}})"
+                         ".data.datasets.length")
+
+
+def _csv_download(page):
+    with page.expect_download() as download:
+        page.click("a.csv-export")
+    return Path(download.value.path()).read_text()
+
+
+@override_settings(SESSION_COOKIE_SECURE=False, CSRF_COOKIE_SECURE=False)
+def test_dashboard_reports_charts_and_csv_for_the_provider_and_an_operator(live_server, transactional_db):
+    """The provider's Supervisor and an operator's Viewer open the dashboard (its chart drawn by
+    Chart.js), a report by operator with its chart, its CSV export and the observed RTP's chart:
+    the provider sees both brands, the operator's Viewer only its own."""
+    from playwright.sync_api import expect, sync_playwright
+
+    ab = two_operators()
+    staff_of(ab.a, VIEWER, "alpha_viewer")
+    ARTIFACTS.mkdir(exist_ok=True)
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for username, brands, shot in (("provider_supervisor", {"brand-alpha", "brand-beta"}, "9-provider"),
+                                       ("alpha_viewer", {"brand-alpha"}, "10-operator")):
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            _log_in(page, live_server.url, username)
+            expect(page.locator("#dashboard")).to_contain_text("Open disputes")
+            expect(page.locator("#dashboard .tile.money")).to_contain_text("EUR")
+            page.wait_for_function("document.getElementById('dashboard-chart').chart !== undefined")
+            assert _chart_drawn(page, "dashboard-chart") == 2  # turnover and GGR in EUR
+            assert (page.locator("#rtp-watch").count() == 1) == (username == "provider_supervisor")
+            page.screenshot(path=ARTIFACTS / f"{shot}-dashboard.png", full_page=True)
+            page.goto(f"{live_server.url}/admin/wagering/dailyrollup/?group=operator")
+            page.wait_for_function("document.getElementById('report-chart').chart !== undefined")
+            assert _chart_drawn(page, "report-chart") == 2
+            shown = set(page.locator("#report-table tbody tr:not(.total) td:first-child").all_inner_texts())
+            assert shown == brands
+            page.screenshot(path=ARTIFACTS / f"{shot}-report.png", full_page=True)
+            exported = _csv_download(page)
+            assert {line.split(",")[0] for line in exported.splitlines()[1:]} == brands | {"total"}
+            assert ("brand-beta" in exported) == ("brand-beta" in brands)
+            page.goto(f"{live_server.url}/admin/wagering/dailyrollup/rtp/")
+            canvas = f"rtp-{ab.shared.table.code}-main"
+            page.wait_for_function(f"document.getElementById('{canvas}').chart !== undefined")
+            assert _chart_drawn(page, canvas) == 2  # observed and theoretical
+            assert (ab.b_round.table.code in page.content()) == (username == "provider_supervisor")
+            page.screenshot(path=ARTIFACTS / f"{shot}-rtp.png", full_page=True)
+            page.close()
         browser.close()
     del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]

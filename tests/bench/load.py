@@ -7,8 +7,11 @@ wallet each, rounds of ``PER_ROUND`` main bets of 10.00 (one a minute, the lates
 bets share its placing time: ties everywhere). Bet 0 of every round is the heavy player's
 (``bench-p-1``: 100,000 of a million), the others go round-robin to the rest (~90 each). Each round
 is SETTLED with a valid round record (dealer T♣ 7♠, players 8♣ 8♥ standing: every bet lost,
-returned 0) so a bet's page can replay it."""
+returned 0) and its settlement detail, so a bet's page can replay it; the players are the default
+operator's, and the rollups of the loaded days are rebuilt from the bets once loaded
+(``wagering.rollups.rebuild``), as settlement would have kept them."""
 
+import json
 from dataclasses import dataclass
 
 TABLE = "bench-bets"
@@ -35,9 +38,14 @@ def ensure_bets(n=1_000_000):
     import time
 
     from django.db import connection, transaction
+    from django.db.models import Max, Min
+    from django.utils import timezone
 
     from accounts.models import Currency
+    from accounts.services import default_operator
     from tables.models import Table
+    from wagering.models import Bet
+    from wagering.rollups import rebuild
 
     Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
     table, _ = Table.objects.get_or_create(code=TABLE, defaults={"name": "Bench load", "variant": "boundless",
@@ -48,10 +56,19 @@ def ensure_bets(n=1_000_000):
     if have < n:
         start = time.perf_counter()
         with transaction.atomic(), connection.cursor() as cur:
-            _load(cur, table.pk, -(-(n - have) // PER_ROUND), have // PER_ROUND)
+            _load(cur, table.pk, -(-(n - have) // PER_ROUND), have // PER_ROUND, default_operator().pk,
+                  _lost_detail(table))
         with connection.cursor() as cur:
             cur.execute("ANALYZE")
         print(f"loaded {n - have:,} bets in {time.perf_counter() - start:.0f} s")
+        start = time.perf_counter()
+        days = Bet.objects.filter(table=table).aggregate(first=Min("placed_at"), last=Max("placed_at"))
+        zone = default_operator().time_zone
+        rebuild(day_from=timezone.localtime(days["first"], zone).date(),
+                day_to=timezone.localtime(days["last"], zone).date(), operators=[default_operator()])
+        with connection.cursor() as cur:
+            cur.execute("ANALYZE")
+        print(f"rebuilt their rollups in {time.perf_counter() - start:.0f} s")
     with connection.cursor() as cur:
         cur.execute("""SELECT id FROM wagering_bet WHERE table_id = %s AND id %% 99991 = 0 ORDER BY id LIMIT 50""",
                     [table.pk])
@@ -61,20 +78,35 @@ def ensure_bets(n=1_000_000):
     return Loaded(table=table, bets=total, player_code="bench-p-2", heavy_code="bench-p-1", sample_bet_ids=sample)
 
 
-def _load(cur, table_id, rounds, first_round):
-    """Insert players (once), then ``rounds`` rounds after the ``first_round`` already there."""
+def _lost_detail(table):
+    """The settlement detail of every loaded bet (stands on 16 against 17: lost), as the engine
+    computes it (``settlement.details.stored_detail``)."""
+    from settlement.details import stored_detail
+    from tables.engine import settle
+
+    record = {"format": "round-record/1", "variant": "boundless", "round": "BL-0", "shoe_round": 1,
+              "currency": "EUR", "dealer": ["TC", "7S"], "player_cards": ["8C", "8H"],
+              "bets": [{"id": "b0", "player": "bench-p-1", "type": "main", "stake": "10.00", "actions": ["stand"]}]}
+    return stored_detail(settle(record, rules=table.rules(), minor_units=2).bets["b0"])
+
+
+def _load(cur, table_id, rounds, first_round, operator_id, detail):
+    """Insert players of ``operator_id`` (once), then ``rounds`` rounds after the ``first_round``
+    already there, each with its settlement ``detail`` (every bet's: they all lose alike)."""
     cur.execute("SELECT count(*) FROM accounts_player WHERE code LIKE 'bench-p-%%'")
     if cur.fetchone()[0] < PLAYERS:
         cur.execute("""INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email,
                                               is_staff, is_active, date_joined)
                        SELECT '!', false, 'bench-p-' || i, '', '', '', false, true, now()
                        FROM generate_series(1, %s) i""", [PLAYERS])
-        cur.execute("""INSERT INTO accounts_player (user_id, code, account_kind, created_at)
-                       SELECT id, username, 'real', now() FROM auth_user WHERE username LIKE 'bench-p-%%'""")
-        cur.execute("""INSERT INTO accounts_account (kind, currency_id, player_id, name, balance, negative_flagged,
-                                                     created_at)
-                       SELECT 'wallet', 'EUR', id, '', 1000, false, now() FROM accounts_player
-                       WHERE code LIKE 'bench-p-%%'""")
+        cur.execute("""INSERT INTO accounts_player (user_id, operator_id, code, game_code, account_kind, display_name,
+                                                    created_at)
+                       SELECT id, %s, username, username, 'real', '', now() FROM auth_user
+                       WHERE username LIKE 'bench-p-%%'""", [operator_id])
+        cur.execute("""INSERT INTO accounts_account (kind, operator_id, currency_id, player_id, name, balance,
+                                                     negative_flagged, journal, created_at)
+                       SELECT 'wallet', %s, 'EUR', id, '', 1000, false, false, now() FROM accounts_player
+                       WHERE code LIKE 'bench-p-%%'""", [operator_id])
     cur.execute("""INSERT INTO tables_shoe (table_id, sequence, shuffled_at, burn_count, rounds_dealt, cut_card_out)
                    SELECT %s, 1, now(), 0, 0, false WHERE NOT EXISTS
                    (SELECT 1 FROM tables_shoe WHERE table_id = %s AND sequence = 1)""", [table_id, table_id])
@@ -88,15 +120,19 @@ def _load(cur, table_id, rounds, first_round):
                           now() - (%s - i) * interval '1 minute'
                    FROM generate_series(%s, %s) i""",
                 [table_id, shoe_id, last, last, last, last, first_round + 1, last])
+    cur.execute("""INSERT INTO settlement_settlementdetail (round_id, correction, detail, settled_at)
+                   SELECT id, 0, %s::jsonb, settled_at FROM tables_round WHERE table_id = %s AND shoe_round > %s""",
+                [json.dumps(detail), table_id, first_round])
     cur.execute("""CREATE TEMP TABLE bench_players ON COMMIT DROP AS
                    SELECT substr(code, 9)::int - 1 AS n, id, code FROM accounts_player
                    WHERE code LIKE 'bench-p-%%'""")
     cur.execute("""INSERT INTO wagering_bet (round_id, table_id, currency_id, player_id, type, seat, stake, state,
                                              outcome, returned, idempotency_key, record_id, follow_double,
-                                             follow_split, placed_at, settled_at)
+                                             follow_split, placed_at, settled_at, settlement_id)
                    SELECT r.id, r.table_id, 'EUR', p.id, 'main', NULL, 10, 'settled', 'lose', 0,
-                          'bench:' || r.id || ':' || k, 'b' || k, false, false, r.opened_at, r.settled_at
-                   FROM tables_round r CROSS JOIN generate_series(0, %(per)s - 1) k
+                          'bench:' || r.id || ':' || k, 'b' || k, false, false, r.opened_at, r.settled_at, d.id
+                   FROM tables_round r JOIN settlement_settlementdetail d ON d.round_id = r.id
+                   CROSS JOIN generate_series(0, %(per)s - 1) k
                    JOIN bench_players p ON p.n = CASE WHEN k = 0 THEN 0
                         ELSE 1 + (r.shoe_round * (%(per)s - 1) + k) %% (%(players)s - 1) END
                    WHERE r.table_id = %(table)s AND r.shoe_round > %(first)s""",
