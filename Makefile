@@ -14,7 +14,8 @@ SQLITE_ENV := env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND 
               SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 PYTEST := $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider
 
-BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp
+BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp \
+           bench-wallet
 .PHONY: install install-test run test services $(BENCHES)
 
 $(VENV)/.installed: requirements.txt
