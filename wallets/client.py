@@ -121,11 +121,14 @@ async def _send(session, limit, operator, call, fields):
 
 def send_many(operator, calls):
     """Send every ``(call, fields)`` of ``calls`` (``debit``, ``credit``, ``rollback``) to
-    ``operator``'s wallet at once, at most ``WALLET_CONCURRENCY`` in flight, over one pool of
-    kept-alive connections. Returns the ``Answer`` of each, in order; never raises for the network
-    or an answer (those are unknown outcomes)."""
+    ``operator``'s wallet at once, at most its ``wallet_concurrency`` (default
+    ``WALLET_CONCURRENCY``) in flight, over one pool of kept-alive connections. Returns the
+    ``Answer`` of each, in order; never raises for the network or an answer (those are unknown
+    outcomes)."""
+    concurrency = operator.wallet_concurrency or settings.WALLET_CONCURRENCY
+
     async def run():
-        limit = asyncio.Semaphore(settings.WALLET_CONCURRENCY)
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=settings.WALLET_CONCURRENCY)) as session:
+        limit = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
             return await asyncio.gather(*(_send(session, limit, operator, call, fields) for call, fields in calls))
     return asyncio.run(run()) if calls else []
