@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0007_operator_time_zone'),
+        ('accounts', '0008_operator_time_zone'),
         ('tables', '0004_round_pay_tables'),
         ('wagering', '0004_bet_settlement'),
     ]

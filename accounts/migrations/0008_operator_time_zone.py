@@ -9,7 +9,7 @@ import accounts.models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0006_account_journal'),
+        ('accounts', '0007_operator_wallet_concurrency'),
     ]
 
     operations = [
