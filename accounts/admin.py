@@ -168,10 +168,12 @@ class OperatorForm(forms.ModelForm):
 
 @admin.register(Operator)
 class OperatorAdmin(OperatorScoped, admin.ModelAdmin):
-    """Operators (casino brands): code, name, wallet mode and currencies, the seamless wallet's URL,
-    secret (write-only) and timeout. The code never changes once saved (the game server names
-    the operator's players by it); keys are created on the API keys page. Operators are added by
-    the provider's staff only, and never deleted here."""
+    """Operators (casino brands): code, name, wallet mode, zone of its days and currencies, the
+    seamless wallet's URL, secret (write-only), timeout and concurrency. The code never changes
+    once saved (the game server names the operator's players by it), nor do the wallet mode and
+    zone once it has players (``Operator.FIXED_ONCE_PLAYED``: shown read-only); keys are created
+    on the API keys page. Operators are added by the provider's staff only, and never deleted
+    here."""
 
     operator_path = "id"
     form = OperatorForm
@@ -198,7 +200,9 @@ class OperatorAdmin(OperatorScoped, admin.ModelAdmin):
         return fields
 
     def get_readonly_fields(self, request, obj=None):
-        return (*self.readonly_fields, *(("code",) if obj is not None else ()))
+        """The code once saved; every field of ``Operator.FIXED_ONCE_PLAYED`` once it has players."""
+        fixed = () if obj is None else Operator.FIXED_ONCE_PLAYED if obj.players.exists() else ("code",)
+        return (*self.readonly_fields, *fixed)
 
     @admin.display(description="currencies")
     def currencies_shown(self, operator):
