@@ -31,7 +31,8 @@ class WalletMovement(models.Model):
       again), FAILED (an answer that must not be retried: DUPLICATE_TRANSACTION, or a correction
       refused for funds: for operators to resolve, ``retry`` by a supervisor).
     - The outbox (credits, rollbacks, corrections): ``attempts``, ``next_attempt_at`` (backoff 1 s
-      doubling to 60 s), ``failing_since`` (the first failed attempt; an Alert after
+      doubling to 60 s), ``leased_until`` (set while a deliverer is sending it: no one else sends it
+      before then), ``failing_since`` (the first failed attempt; an Alert after
       ``WALLET_ALERT_AFTER_SECONDS``), ``last_error``; delivered in ``id`` order per player.
     """
 
@@ -72,6 +73,7 @@ class WalletMovement(models.Model):
     balance = models.DecimalField(null=True, blank=True, **MONEY)  # the balance the operator answered
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    leased_until = models.DateTimeField(null=True, blank=True)
     failing_since = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
