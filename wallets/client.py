@@ -32,6 +32,7 @@ READING = {
               "ROLLED_BACK": "refused", "DUPLICATE_TRANSACTION": "failed"},
     "credit": {"OK": "ok", "DUPLICATE_TRANSACTION": "failed"},
     "rollback": {"OK": "ok", "UNKNOWN_TRANSACTION": "ok", "DUPLICATE_TRANSACTION": "failed"},
+    "balance": {"OK": "ok"},
 }
 
 
@@ -105,15 +106,17 @@ def _answer(call, request, request_id, sent_at, started, response=None, error=""
                   error, request, request_id, sent_at, duration)
 
 
-def send(client, operator, call, fields):
-    """Send ``call`` (``debit``, ``credit``, ``rollback``) with ``fields`` to ``operator``'s wallet
-    through ``client`` (an ``httpx.Client``); returns its ``Answer`` (never raises for the network
-    or the answer: those are unknown outcomes)."""
+def send(client, operator, call, fields, *, timeout_ms=None):
+    """Send ``call`` (``debit``, ``credit``, ``rollback``, ``balance``) with ``fields`` to
+    ``operator``'s wallet through ``client`` (an ``httpx.Client``), waiting at most ``timeout_ms``
+    (default the operator's ``wallet_timeout_ms``); returns its ``Answer`` (never raises for the
+    network or the answer: those are unknown outcomes)."""
     url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
     started = time.monotonic()
     try:
-        response = client.post(url, content=body, headers=headers, timeout=operator.wallet_timeout_ms / 1000)
-    except httpx.HTTPError as e:
+        response = client.post(url, content=body, headers=headers,
+                               timeout=(timeout_ms or operator.wallet_timeout_ms) / 1000)
+    except (httpx.HTTPError, httpx.InvalidURL) as e:
         return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
     return _answer(call, request, request_id, sent_at, started, response)
 
@@ -124,7 +127,7 @@ async def _send_async(client, limit, operator, call, fields):
         started = time.monotonic()
         try:
             response = await client.post(url, content=body, headers=headers, timeout=operator.wallet_timeout_ms / 1000)
-        except httpx.HTTPError as e:
+        except (httpx.HTTPError, httpx.InvalidURL) as e:
             return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
         return _answer(call, request, request_id, sent_at, started, response)
 
