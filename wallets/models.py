@@ -55,6 +55,9 @@ class WalletMovement(models.Model):
     }
     #: Calls the outbox delivers (and retries); stake debits are sent once, synchronously.
     OUTBOX_KINDS = ("payout", "refund", "resettle", "adjustment", "correction")
+    #: Every protocol kind (docs/wallet-api.md section 5): the debits', then the credits'.
+    KINDS = ("stake", "double", "split", "insurance", "follow_double", "follow_split", "correction",
+             "payout", "refund", "resettle", "adjustment")
 
     key = models.CharField(max_length=255, unique=True)
     ledger_key = models.CharField(max_length=128, null=True, blank=True, unique=True)
@@ -83,6 +86,9 @@ class WalletMovement(models.Model):
         indexes = [
             models.Index(fields=["player", "id"], name="movement_player", condition=Q(state="pending")),
             models.Index(fields=["operator", "state", "next_attempt_at"], name="movement_outbox"),
+            # the console's counts and the journal's lists of pending or failed movements, newest first
+            models.Index(fields=["id"], name="movement_open", condition=Q(state__in=["pending", "failed"])),
+            models.Index(fields=["round_ref"], name="movement_round"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gte=0), name="movement_amount_not_negative"),
@@ -118,7 +124,11 @@ class WalletCall(models.Model):
     duration_ms = models.PositiveIntegerField()
 
     class Meta:
-        indexes = [models.Index(fields=["movement", "id"], name="call_movement")]
+        indexes = [
+            models.Index(fields=["movement", "id"], name="call_movement"),
+            # the console's latest failures
+            models.Index(fields=["id"], name="call_failure", condition=Q(outcome__in=["unknown", "failed"])),
+        ]
 
     def __str__(self):
         return f"{self.movement_id} {self.outcome} {self.http_status}"

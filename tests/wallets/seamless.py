@@ -38,11 +38,13 @@ def adjustment(player, amount, key, currency="EUR"):
     return WalletMovement.objects.get(ledger_key=f"adjust:manual:{key}")
 
 
-def attempt(times=1):
-    """Deliver every PENDING outbox movement ``times`` over, as if each were due (one attempt of each
-    per pass, against the wallets as they are)."""
+def attempt(times=1, players=None):
+    """Deliver the PENDING outbox movements of ``players`` (``Player``; None: all) ``times`` over,
+    as if each were due (one attempt of each player's first per pass, against the wallets as they
+    are)."""
+    ids = None if players is None else [p.pk for p in players]
     for _ in range(times):
-        outbox.deliver(now=timezone.now() + timedelta(hours=1))
+        outbox.deliver(ids, now=timezone.now() + timedelta(hours=1))
 
 
 def failing_credit(player, key, attempts=7):
@@ -50,7 +52,7 @@ def failing_credit(player, key, attempts=7):
     does not take it (down, or a wrong secret): PENDING, failing, and after 7 attempts waiting 60 s
     for the next. Returns it."""
     movement = adjustment(player, "5.00", key)
-    attempt(attempts)
+    attempt(attempts, [player])
     movement.refresh_from_db()
     assert movement.state == WalletMovement.State.PENDING and movement.attempts == attempts, movement.last_error
     return movement
