@@ -29,6 +29,7 @@ from accounts.selectors import wallet_balance
 from adminkit.money import format_money
 from tables.exceptions import ServiceError
 from tables.models import Round
+from wallets.balances import ask_balance
 from wallets.exceptions import NotRetryable
 from wallets.models import WalletMovement
 
@@ -254,6 +255,8 @@ def account_adjust(request, account_id):
         else:
             messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
+    if wallet.journal:  # a seamless player: the money is at the operator's wallet
+        wallet.operator_balance = ask_balance(wallet)
     return _page(request, "admin/actions/adjust.html", f"Manual adjustment of {wallet}", wallet, form=form)
 
 

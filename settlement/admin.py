@@ -21,7 +21,7 @@ from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
+from accounts.admin import PAGE_ROWS
 from accounts.models import Account, Player
 from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
@@ -31,7 +31,7 @@ from tables.models import Round, Table
 from wagering.admin import BetAdmin
 from wagering.models import Bet
 from wagering.selectors import bets_for_player
-from wallets.admin import WalletMovementAdmin
+from wallets.admin import AccountBalancePage, PlayerBalancesPage, WalletMovementAdmin
 from wallets.models import WalletMovement
 from wallets.outbox import retry_refusal
 
@@ -230,7 +230,7 @@ class SettlementDetailAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
 # --- the pages of the floors below, completed ------------------------------------------------------
 
 @replace_page(Player)
-class PlayerPage(PlayerAdmin):
+class PlayerPage(PlayerBalancesPage):
     """A player's page with their latest bets and their disputes."""
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -242,7 +242,7 @@ class PlayerPage(PlayerAdmin):
 
 
 @replace_page(Account)
-class AccountPage(AccountAdmin):
+class AccountPage(AccountBalancePage):
     """An account's page with its audit trail and, for a wallet, the manual adjustment."""
 
     def get_urls(self):

@@ -1,6 +1,7 @@
 """Operator pages of the seamless wallets: the wallet journal (every movement with each attempt of
-its call: what was sent, what came back, how long it took) and the console of what waits at each
-operator's wallet. All read-only.
+its call: what was sent, what came back, how long it took), the console of what waits at each
+operator's wallet, and a seamless player's balance as the operator's wallet answers it on the
+player's and the wallet's pages. All read-only.
 
 ``settlement.admin`` completes the movement's page (the audit trail, a Supervisor's "Retry now")
 and the console (the open ``wallet_failing`` alerts). Every page declares its ``operator_path``
@@ -18,13 +19,15 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from accounts.models import Operator, Player
+from accounts.admin import AccountAdmin, PlayerAdmin
+from accounts.models import Account, Operator, Player
 from accounts.scoping import OperatorScoped, visible
-from adminkit.base import ReadOnlyAdmin, RequestCachedObjectMixin
+from adminkit.base import ReadOnlyAdmin, RequestCachedObjectMixin, replace_page
 from adminkit.money import format_money
 from adminkit.paginator import LookaheadPaginatorMixin
 
 from . import client
+from .balances import ask_balances
 from .models import WalletMovement
 from .selectors import console, latest_failures
 
@@ -175,3 +178,34 @@ class WalletMovementAdmin(OperatorScoped, LookaheadPaginatorMixin, RequestCached
         """What the console shows of ``operators`` (the ones ``request.user`` sees)."""
         return {"consoles": console(operators), "failures": latest_failures(operators, CONSOLE_FAILURES),
                 "now": timezone.now()}
+
+
+def with_operator_balances(wallets):
+    """``wallets`` (``Account``), each journal wallet's ``operator_balance`` set: its player's
+    balance as the operator's wallet answers it now (``wallets.balances.ask_balances``)."""
+    asked = ask_balances([w for w in wallets if w.journal])
+    for wallet in wallets:
+        if wallet.pk in asked:
+            wallet.operator_balance = asked[wallet.pk]
+    return wallets
+
+
+@replace_page(Player)
+class PlayerBalancesPage(PlayerAdmin):
+    """A player's page; a seamless player's wallets show the balance their operator's wallet
+    answers, beside the platform's journal."""
+
+    def wallets_shown(self, request, player):
+        return with_operator_balances(super().wallets_shown(request, player))
+
+
+@replace_page(Account)
+class AccountBalancePage(AccountAdmin):
+    """An account's page; a seamless player's wallet shows the balance the operator's wallet
+    answers, beside the platform's journal."""
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        account = self.get_object(request, object_id)
+        if account is not None and account.journal:
+            with_operator_balances([account])  # the one object the page shows (read once per request)
+        return super().change_view(request, object_id, form_url, extra_context)
