@@ -101,17 +101,13 @@ class WalletMovementAdmin(OperatorScoped, LookaheadPaginatorMixin, RequestCached
     change_form_template = "admin/wallets/walletmovement/change_form.html"
     console_template = "admin/wallets/walletmovement/console.html"
     fields = ("key", "transaction_id", "ledger_key", "operator", "player", "call", "kind", "amount_shown",
-              "reference_shown", "round_ref", "table_ref", "bets", "state", "status", "balance_shown", "attempts",
-              "next_attempt_at", "leased_until", "failing_since", "last_error", "created_at", "acknowledged_at")
-    readonly_fields = ("transaction_id", "amount_shown", "reference_shown", "balance_shown")
+              "reference_shown", "round_ref", "table_ref", "bets", "state", "status", "attempts", "next_attempt_at",
+              "leased_until", "failing_since", "last_error", "created_at", "acknowledged_at")
+    readonly_fields = ("transaction_id", "amount_shown", "reference_shown")
 
     @admin.display(description="amount", ordering="amount")
     def amount_shown(self, movement):
         return format_money(movement.amount, movement.currency, code=True)
-
-    @admin.display(description="balance the operator answered")
-    def balance_shown(self, movement):
-        return format_money(movement.balance, movement.currency, code=True)
 
     @admin.display(description="transaction id (the operator's)")
     def transaction_id(self, movement):

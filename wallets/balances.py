@@ -1,15 +1,16 @@
 """A seamless player's balance as its operator's wallet keeps it, for the operator pages: the
 protocol's ``balance`` call (docs/wallet-api.md section 3). The platform's journal wallet of such a
 player holds the net of what the platform moved, not the player's money; the operator's answer
-does. Asking never raises: a balance the wallet did not give says why."""
+does. Asking never raises for the network or the answer: a balance the wallet did not give says
+why."""
 
+import copy
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-import httpx
 from django.conf import settings
-from django.utils import timezone
 
 from . import client
 
@@ -39,26 +40,21 @@ def _read(answer, currency):
 
 def ask_balances(wallets):
     """``{wallet pk: OperatorBalance}`` of ``wallets`` (journal wallets: seamless players'), one
-    ``balance`` call each through ``wallets.client``, each waiting at most
-    ``WALLET_BALANCE_TIMEOUT_MS`` (the operator's ``wallet_timeout_ms`` when shorter). Once an
-    operator's wallet gives no answer at all (a timeout, a connection refused), its other wallets
-    are not asked and carry the same reason: a page waits for one timeout at most per operator."""
-    asked, silent = {}, {}
-    if not wallets:
-        return asked
-    with httpx.Client() as http:
-        for wallet in wallets:
-            operator, currency = wallet.operator, wallet.currency
-            at = timezone.now()
-            if operator.pk in silent:
-                asked[wallet.pk] = OperatorBalance(operator, currency, at, unknown=silent[operator.pk])
-                continue
-            answer = client.send(http, operator, "balance", {"player": wallet.player.code, "currency": currency.code},
-                                 timeout_ms=min(settings.WALLET_BALANCE_TIMEOUT_MS, operator.wallet_timeout_ms))
-            amount, unknown = _read(answer, currency)
-            asked[wallet.pk] = OperatorBalance(operator, currency, answer.sent_at, amount, unknown)
-            if answer.http_status is None:
-                silent[operator.pk] = unknown
+    ``balance`` call each through ``wallets.client.send_many``, an operator's all at once, each
+    waiting at most ``WALLET_BALANCE_TIMEOUT_MS`` (the operator's ``wallet_timeout_ms`` when
+    shorter): a page waits one short timeout at most per operator."""
+    by_operator = defaultdict(list)
+    for wallet in wallets:
+        by_operator[wallet.operator_id].append(wallet)
+    asked = {}
+    for group in by_operator.values():
+        operator = copy.copy(group[0].operator)  # the operator's wallet, asked with the short timeout
+        operator.wallet_timeout_ms = min(settings.WALLET_BALANCE_TIMEOUT_MS, operator.wallet_timeout_ms)
+        answers = client.send_many(operator, [("balance", {"player": w.player.code, "currency": w.currency.code})
+                                              for w in group])
+        for wallet, answer in zip(group, answers):
+            amount, unknown = _read(answer, wallet.currency)
+            asked[wallet.pk] = OperatorBalance(wallet.operator, wallet.currency, answer.sent_at, amount, unknown)
     return asked
 
 

