@@ -96,6 +96,7 @@ class WalletMovementAdmin(OperatorScoped, LookaheadPaginatorMixin, RequestCached
     search_fields = ("=key", "=round_ref", "=player__code", "=player__game_code")
     search_help_text = "A movement's key or transaction id, a round (its id), or a player's code."
     ordering = ("-id",)
+    sortable_by = ()  # newest first only: any other order would sort the whole journal
     show_facets = admin.ShowFacets.NEVER
     change_list_template = "admin/wallets/walletmovement/change_list.html"
     change_form_template = "admin/wallets/walletmovement/change_form.html"
@@ -105,7 +106,7 @@ class WalletMovementAdmin(OperatorScoped, LookaheadPaginatorMixin, RequestCached
               "leased_until", "failing_since", "last_error", "created_at", "acknowledged_at")
     readonly_fields = ("transaction_id", "amount_shown", "reference_shown")
 
-    @admin.display(description="amount", ordering="amount")
+    @admin.display(description="amount")
     def amount_shown(self, movement):
         return format_money(movement.amount, movement.currency, code=True)
 
