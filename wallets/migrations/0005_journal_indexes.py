@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallets', '0003_movement_lease'),
+        ('wallets', '0004_movement_lease'),
     ]
 
     operations = [

@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('wallets', '0002_beat_schedule'),
+        ('wallets', '0003_movement_balance_is_the_calls'),
     ]
 
     operations = [
