@@ -27,7 +27,7 @@ from adminkit.money import format_money
 from adminkit.paginator import LookaheadPaginatorMixin
 
 from . import client
-from .balances import ask_balances
+from .balances import with_operator_balances
 from .models import WalletMovement
 from .selectors import console, latest_failures
 
@@ -175,16 +175,6 @@ class WalletMovementAdmin(OperatorScoped, LookaheadPaginatorMixin, RequestCached
         """What the console shows of ``operators`` (the ones ``request.user`` sees)."""
         return {"consoles": console(operators), "failures": latest_failures(operators, CONSOLE_FAILURES),
                 "now": timezone.now()}
-
-
-def with_operator_balances(wallets):
-    """``wallets`` (``Account``), each journal wallet's ``operator_balance`` set: its player's
-    balance as the operator's wallet answers it now (``wallets.balances.ask_balances``)."""
-    asked = ask_balances([w for w in wallets if w.journal])
-    for wallet in wallets:
-        if wallet.pk in asked:
-            wallet.operator_balance = asked[wallet.pk]
-    return wallets
 
 
 @replace_page(Player)

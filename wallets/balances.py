@@ -1,5 +1,5 @@
-"""A seamless player's balance as its operator's wallet keeps it, for the operator pages: the
-protocol's ``balance`` call (docs/wallet-api.md section 3). The platform's journal wallet of such a
+"""A seamless player's balance as its operator's wallet keeps it, for the operator pages and the
+player API: the protocol's ``balance`` call (docs/wallet-api.md section 3). The platform's journal wallet of such a
 player holds the net of what the platform moved, not the player's money; the operator's answer
 does. Asking never raises for the network or the answer: a balance the wallet did not give says
 why."""
@@ -61,3 +61,14 @@ def ask_balances(wallets):
 def ask_balance(wallet):
     """The ``OperatorBalance`` of one journal ``wallet`` (``ask_balances``)."""
     return ask_balances([wallet])[wallet.pk]
+
+
+def with_operator_balances(wallets):
+    """``wallets`` (a list of ``Account``), each journal wallet's ``operator_balance`` set: its
+    player's balance as the operator's wallet answers it now (``ask_balances``); the others are
+    left as they are. Returns ``wallets``."""
+    asked = ask_balances([w for w in wallets if w.journal])
+    for wallet in wallets:
+        if wallet.pk in asked:
+            wallet.operator_balance = asked[wallet.pk]
+    return wallets
