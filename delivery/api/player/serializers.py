@@ -84,7 +84,8 @@ class PlayerWalletSerializer(WalletSerializer):
     of the movements, and None when the operator's wallet did not answer."""
 
     balance = serializers.SerializerMethodField(
-        help_text="Null when the operator's wallet did not answer (balance_unknown says so).")
+        help_text="The platform's wallet's balance, or the one the operator's wallet answered (balance_source); "
+                  "null when the operator's wallet did not answer (balance_unknown says so).")
     balance_source = serializers.SerializerMethodField(help_text="; ".join(f"{v}: {h}" for v, h in BALANCE_SOURCES))
     balance_unknown = serializers.SerializerMethodField(help_text="Why balance is null; null when it is known.")
 
