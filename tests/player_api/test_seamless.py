@@ -13,7 +13,7 @@ from accounts.operators import create_api_key
 from delivery.api.player.serializers import BALANCE_UNKNOWN
 from tests.factories import PremiumTableFactory
 from tests.operator_api.conftest import client_for_key
-from tests.operator_wallet.sandbox import free_port
+from tests.operator_wallet.sandbox import SECRET, free_port
 from tests.player_api.conftest import play
 from tests.wagering.conftest import client_for
 from tests.wallets.seamless import adjustment, seamless_operator
@@ -49,13 +49,16 @@ def test_me_answers_the_operators_balance_not_the_journal(sea, wallet):
 @pytest.mark.parametrize("fault", ["down", "wrong secret", "not there"])
 def test_me_says_the_balance_is_unknown_when_the_operators_wallet_does_not_answer(wallet, fault):
     url = f"http://127.0.0.1:{free_port()}" if fault == "not there" else wallet.url
-    player = seamless_operator("sea", url, secret="wrong" if fault == "wrong secret" else "sandbox-secret")[1]["p1"]
+    player = seamless_operator("sea", url, secret="wrong" if fault == "wrong secret" else SECRET)[1]["p1"]
     if fault == "down":
         wallet.faults(down=True)
     response = client_for(player.user).get("/api/v1/me")
     assert response.status_code == 200
     (shown,) = response.json()["wallets"]
     assert (shown["balance"], shown["balance_source"], shown["balance_unknown"]) == (None, "operator", BALANCE_UNKNOWN)
+    if fault == "down":  # back up, it answers (a new player's opening balance)
+        wallet.faults(down=False)
+        assert client_for(player.user).get("/api/v1/me").json()["wallets"][0]["balance"] == "1000.00"
 
 
 def _play(sea_player, alice):
