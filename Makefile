@@ -4,10 +4,16 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 TEST_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack
 BENCH_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack_bench
+# Redis databases of the broker, the result backend and the cache: give a run numbers of its own
+# when another runs on the same machine (e.g. TEST_BROKER_URL=redis://127.0.0.1:6379/11).
 TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
+TEST_RESULT_URL   ?= redis://127.0.0.1:6379/1
+TEST_CACHE_URL    ?= redis://127.0.0.1:6379/2
+# The port bench-api's gunicorn listens on.
+BENCH_API_PORT    ?= 8765
 # The environment the tests and benchmarks run in: PostgreSQL, Redis, production-like settings.
 TEST_ENV := DATABASE_URL=$(TEST_DATABASE_URL) CELERY_BROKER_URL=$(TEST_BROKER_URL) \
-            CELERY_RESULT_BACKEND=redis://127.0.0.1:6379/1 CACHE_URL=redis://127.0.0.1:6379/2 \
+            CELERY_RESULT_BACKEND=$(TEST_RESULT_URL) CACHE_URL=$(TEST_CACHE_URL) \
             SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 # The zero-setup default (what `make run` uses with no environment): SQLite, tasks in-process.
 SQLITE_ENV := env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND -u CACHE_URL ENV_FILE=/dev/null \
@@ -64,4 +70,4 @@ test: install-test services
 
 # Benchmarks use their own database, blackjack_bench (created by tests/services.sh).
 $(BENCHES): bench-%: install-test services
-	$(TEST_ENV) DATABASE_URL=$(BENCH_DATABASE_URL) $(PY) -m tests.bench.$*
+	$(TEST_ENV) DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_API_PORT=$(BENCH_API_PORT) $(PY) -m tests.bench.$*
