@@ -37,6 +37,7 @@ def ensure_bets(n=1_000_000):
     from django.db import connection, transaction
 
     from accounts.models import Currency
+    from accounts.services import default_operator
     from tables.models import Table
 
     Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
@@ -48,7 +49,7 @@ def ensure_bets(n=1_000_000):
     if have < n:
         start = time.perf_counter()
         with transaction.atomic(), connection.cursor() as cur:
-            _load(cur, table.pk, -(-(n - have) // PER_ROUND), have // PER_ROUND)
+            _load(cur, table.pk, -(-(n - have) // PER_ROUND), have // PER_ROUND, default_operator().pk)
         with connection.cursor() as cur:
             cur.execute("ANALYZE")
         print(f"loaded {n - have:,} bets in {time.perf_counter() - start:.0f} s")
@@ -61,20 +62,23 @@ def ensure_bets(n=1_000_000):
     return Loaded(table=table, bets=total, player_code="bench-p-2", heavy_code="bench-p-1", sample_bet_ids=sample)
 
 
-def _load(cur, table_id, rounds, first_round):
-    """Insert players (once), then ``rounds`` rounds after the ``first_round`` already there."""
+def _load(cur, table_id, rounds, first_round, operator_id):
+    """Insert players of operator ``operator_id`` (once), then ``rounds`` rounds after the
+    ``first_round`` already there."""
     cur.execute("SELECT count(*) FROM accounts_player WHERE code LIKE 'bench-p-%%'")
     if cur.fetchone()[0] < PLAYERS:
         cur.execute("""INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email,
                                               is_staff, is_active, date_joined)
                        SELECT '!', false, 'bench-p-' || i, '', '', '', false, true, now()
                        FROM generate_series(1, %s) i""", [PLAYERS])
-        cur.execute("""INSERT INTO accounts_player (user_id, code, account_kind, created_at)
-                       SELECT id, username, 'real', now() FROM auth_user WHERE username LIKE 'bench-p-%%'""")
-        cur.execute("""INSERT INTO accounts_account (kind, currency_id, player_id, name, balance, negative_flagged,
-                                                     created_at)
-                       SELECT 'wallet', 'EUR', id, '', 1000, false, now() FROM accounts_player
-                       WHERE code LIKE 'bench-p-%%'""")
+        cur.execute("""INSERT INTO accounts_player (user_id, operator_id, code, game_code, account_kind, display_name,
+                                                    created_at)
+                       SELECT id, %s, username, username, 'real', '', now() FROM auth_user
+                       WHERE username LIKE 'bench-p-%%'""", [operator_id])
+        cur.execute("""INSERT INTO accounts_account (kind, operator_id, currency_id, player_id, name, balance,
+                                                     negative_flagged, created_at)
+                       SELECT 'wallet', %s, 'EUR', id, '', 1000, false, now() FROM accounts_player
+                       WHERE code LIKE 'bench-p-%%'""", [operator_id])
     cur.execute("""INSERT INTO tables_shoe (table_id, sequence, shuffled_at, burn_count, rounds_dealt, cut_card_out)
                    SELECT %s, 1, now(), 0, 0, false WHERE NOT EXISTS
                    (SELECT 1 FROM tables_shoe WHERE table_id = %s AND sequence = 1)""", [table_id, table_id])
