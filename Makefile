@@ -4,6 +4,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 TEST_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack
 BENCH_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack_bench
+# make bench-smoke drops and creates this database every time.
+BENCH_SMOKE_DATABASE_URL ?= postgres://blackjack:blackjack@127.0.0.1:5432/blackjack_bench_smoke
 # Redis databases of the broker, the result backend and the cache: give a run numbers of its own
 # when another runs on the same machine (e.g. TEST_BROKER_URL=redis://127.0.0.1:6379/11).
 TEST_BROKER_URL   ?= redis://127.0.0.1:6379/0
@@ -21,7 +23,7 @@ SQLITE_ENV := env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND 
 PYTEST := $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider
 
 BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp
-.PHONY: install install-test run test services $(BENCHES)
+.PHONY: install install-test run test services bench-smoke $(BENCHES)
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -61,13 +63,26 @@ services:
 # make test: what a reviewer checks (lint and import order, migrations in step with the models),
 # then the suite on the production stack (PostgreSQL, Redis, real workers, Chromium; the import
 # contract is tests/test_architecture.py), then on the zero-setup default (SQLite, in-process tasks;
-# tests marked postgresql are skipped there).
+# tests marked postgresql are skipped there), then every benchmark once at a tiny size (bench-smoke).
 test: install-test services
 	$(VENV)/bin/ruff check --no-cache .
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(PYTEST) tests
 	$(SQLITE_ENV) $(PYTEST) -m "not postgresql" tests
+	$(MAKE) --no-print-directory bench-smoke
 
 # Benchmarks use their own database, blackjack_bench (created by tests/services.sh).
 $(BENCHES): bench-%: install-test services
 	$(TEST_ENV) DATABASE_URL=$(BENCH_DATABASE_URL) BENCH_API_PORT=$(BENCH_API_PORT) $(PY) -m tests.bench.$*
+
+# make bench-smoke: every benchmark at a tiny size (BENCH_SMOKE=1, tests/bench/common.py) on a
+# database created afresh, as on a new machine: fails on any error, never on a timing or a ratio.
+bench-smoke: install-test services
+	psql -qX -v ON_ERROR_STOP=1 "$(dir $(BENCH_SMOKE_DATABASE_URL))postgres" \
+	  -c 'DROP DATABASE IF EXISTS "$(notdir $(BENCH_SMOKE_DATABASE_URL))" WITH (FORCE)' \
+	  -c 'CREATE DATABASE "$(notdir $(BENCH_SMOKE_DATABASE_URL))"'
+	@set -e; for bench in $(BENCHES:bench-%=%); do \
+	  echo "== bench-$$bench (smoke)"; \
+	  $(TEST_ENV) DATABASE_URL=$(BENCH_SMOKE_DATABASE_URL) BENCH_API_PORT=$(BENCH_API_PORT) BENCH_SMOKE=1 \
+	    $(PY) -m tests.bench.$$bench; \
+	done

@@ -14,6 +14,7 @@ import time
 from tables.engine.rtp import clear_caches, report
 from tables.engine.rtp import dealer as rtp_dealer
 from tables.engine.rtp import sidebets as rtp_sidebets
+from tests.bench.common import verdict
 
 
 def cold() -> None:
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
               f"main {100 * rep['main']['rtp']:.4f}% (published {100 * rep['published_rtp']:.2f}%)  {sides}")
         ok &= t_cold <= args.limit
     print("a compiled C++ analyzer does this in under 1 s: pure Python here is roughly 10-25x slower")
-    return 0 if ok else 1
+    return verdict(ok)
 
 
 if __name__ == "__main__":

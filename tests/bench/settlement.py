@@ -25,9 +25,9 @@ import uuid
 from decimal import Decimal
 from pathlib import Path
 
-from tests.bench.common import Clock, funded_wallets, quiesce, report, setup
+from tests.bench.common import Clock, funded_wallets, quiesce, report, setup, sized, verdict
 
-PLAYERS = int(os.environ.get("BENCH_PLAYERS", 20_000))
+PLAYERS = int(os.environ.get("BENCH_PLAYERS", sized(20_000, 250)))
 BEHIND = 200
 SIDE_BETS = ["pairs", "bust_bonus", "lucky_trio", "poker_trio"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -266,7 +266,7 @@ def main():
         ("worker peak memory (VmHWM)", peak_kib / 1024, "MiB"),
         ("worker memory at start", base_kib / 1024, "MiB"),
     ])
-    return 0 if ratio <= 3 else 1
+    return verdict(ratio <= 3)
 
 
 if __name__ == "__main__":
