@@ -141,22 +141,46 @@ def start_server(workers, threads, chdir):
 
 
 def sql_floor(reads, runs=30):
-    """``{name: mean milliseconds}``: the SQL statements each read (``{name: callable}``) makes,
-    captured once, then run ``runs`` times as plain SQL on one connection."""
+    """``{name: (mean milliseconds, statements)}``: the SQL statements each read (``{name: callable}``)
+    makes, captured once with their parameters (through Django's cursor, or
+    ``accounts.sql.execute_binary``), then run ``runs`` times as plain SQL on one connection."""
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext
+
+    from accounts import sql
+
     floor = {}
     for name, read in reads.items():
-        with CaptureQueriesContext(connection) as captured:
-            read()
-        with connection.cursor() as cur:
-            start = time.perf_counter()
-            for _ in range(runs):
-                for query in captured.captured_queries:
-                    cur.execute(query["sql"])
-                    cur.fetchall()
-            floor[name] = ((time.perf_counter() - start) / runs * 1000, len(captured.captured_queries))
+        statements, binary = [], sql.execute_binary
+
+        def captured(statement, params, _binary=binary, _statements=statements, **options):
+            _statements.append(lambda: _binary(statement, params, **options))
+            return _binary(statement, params, **options)
+
+        def through_django(execute, statement, params, many, context, _statements=statements):
+            _statements.append(lambda: _plain(statement, params))
+            return execute(statement, params, many, context)
+
+        sql.execute_binary = captured
+        try:
+            with connection.execute_wrapper(through_django):
+                read()
+        finally:
+            sql.execute_binary = binary
+        start = time.perf_counter()
+        for _ in range(runs):
+            for statement in statements:
+                statement()
+        floor[name] = ((time.perf_counter() - start) / runs * 1000, len(statements))
     return floor
+
+
+def _plain(statement, params):
+    """Run ``statement`` with ``params`` on a raw cursor of Django's connection; fetch its rows."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(statement, params)
+        return cur.fetchall() if cur.description else None
 
 
 def arguments():
@@ -242,11 +266,6 @@ def measure(args, loaded):
     """Run the scenarios over ``loaded`` and print their figures (and, past ``REFERENCE`` bets,
     their growth from there: ``tests.bench.load.scale_rows``). Returns the exit status: 1 for a
     failed request or a list's CPU per request grown too much."""
-    from datetime import UTC, datetime, timedelta
-
-    from settlement.selectors import bet_ledger_entries, bet_replay
-    from wagering import selectors
-
     scenarios, heavy, day = scenarios_of(loaded, args.only)
     heavy_bets = heavy.bets.count()
     if args.in_process:
@@ -254,19 +273,27 @@ def measure(args, loaded):
                f"requests per scenario ({loaded.bets:,} bets), load average {os.getloadavg()[0]:.1f}",
                [(name, ms, "ms CPU per request") for name, ms in in_process(scenarios, args.in_process).items()])
         return 0
+    from datetime import UTC, datetime, timedelta
+
+    from settlement.selectors import bet_ledger_rows, bet_replay
+    from wagering import selectors
+
     midnight = datetime.combine(day - timedelta(days=3), datetime.min.time(), tzinfo=UTC)
     heavy_list = selectors.bets_for_player(heavy)
     heavy_filtered = heavy_list.filter(table__variant="boundless", outcome="lose", placed_at__gte=midnight,
                                        placed_at__lt=midnight + timedelta(days=4))
-    details = selectors.bet_details_for_player(heavy)
-    some_bet = selectors.with_extras(details.first())
+    some_bet = heavy.bets.values_list("pk", flat=True).first()
+
+    def detail():
+        bet = selectors.bet_detail_row(heavy, some_bet)
+        return bet_replay(bet), bet_ledger_rows(bet, selectors.extras_of(bet))
+
     page = 21  # the default page and its look-ahead row
     floors = sql_floor({
         "list page, the heavy player": lambda: list(heavy_list.values(*selectors.BET_ROW)[:page]),
         "filtered list page, the heavy player": lambda: list(heavy_filtered.values(*selectors.BET_ROW)[:page]),
         "totals of that filtered range": lambda: selectors.bet_totals(heavy_filtered),
-        "bet detail (row, replay, ledger)": lambda: (selectors.with_extras(details.filter(pk=some_bet.pk).first()),
-                                                   bet_replay(some_bet), list(bet_ledger_entries(some_bet))),
+        "bet detail (row, replay, ledger)": detail,
     })
     server = start_server(args.workers, args.threads, args.chdir)
     rows, figures, failed = [], {}, 0

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.db.models import Prefetch
 from django.http import Http404
+from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from django_filters.utils import translate_validation
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -25,13 +26,13 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from accounts.models import LedgerEntry
-from accounts.selectors import ledger_entries_for_player, wallets_of
+from accounts.selectors import LEDGER_ROW, ledger_entries_for_player, wallets_of
 from accounts.sql import values_rows
 from delivery.api.common import ErrorSerializer, SafeJSONParser
 from delivery.api.common import exception_handler as game_exception_handler
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
-from settlement.selectors import bet_ledger_entries, bet_replay, round_public
+from settlement.selectors import bet_ledger_rows, bet_replay, round_public
 from wagering import selectors
 from wagering.models import Bet
 
@@ -144,12 +145,21 @@ class PlayerAPIView(GenericAPIView):
     def owned(self, queryset, pk):
         """The row ``pk`` (a path string) of ``queryset`` (already limited to the player's own rows);
         ``NotFound`` when it is not a positive id or not there."""
-        if not pk.isascii() or not pk.isdigit() or not 1 <= int(pk) <= MAX_ID:
-            raise drf.NotFound()
-        found = queryset.filter(pk=int(pk)).first()
-        if found is None:
-            raise drf.NotFound()
-        return found
+        return found_or_404(queryset.filter(pk=path_id(pk)).first())
+
+
+def path_id(pk):
+    """The id ``pk`` (a path string) as an int; ``NotFound`` when it is not a positive id."""
+    if not pk.isascii() or not pk.isdigit() or not 1 <= int(pk) <= MAX_ID:
+        raise drf.NotFound()
+    return int(pk)
+
+
+def found_or_404(found):
+    """``found``, unless None (``NotFound``)."""
+    if found is None:
+        raise drf.NotFound()
+    return found
 
 
 class MeView(PlayerAPIView):
@@ -174,7 +184,11 @@ class BetListView(PlayerAPIView):
     def get(self, request):
         apply, filters = self.filters()
         zone = ZoneInfo(filters.get("tz") or "UTC")
-        page = [s.bet_row(row, zone) for row in self.paginate_queryset(apply(self.get_queryset()))]
+        if filters:
+            rows = self.paginate_queryset(apply(self.get_queryset()))
+        else:  # the one shape of the unfiltered list: compiled once
+            rows = self.paginator.paginate_shaped(request, ("bets",), selectors.bet_rows_for_player, [self.player.pk])
+        page = [s.bet_row(row, zone) for row in rows]
         # Totals from the bets themselves: the rows' joins (round, table, currency) would slow their scan.
         totals = (s.TotalsSerializer(selectors.bet_totals(apply(selectors.bets_for_player(self.player))),
                                      many=True).data
@@ -188,10 +202,10 @@ class BetDetailView(PlayerAPIView):
     @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
                    summary="One of your bets as the Bet Record shows it")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        bet = selectors.with_extras(self.owned(selectors.bet_details_for_player(self.player), id))
-        bet.play = bet_replay(bet)
-        bet.ledger = bet_ledger_entries(bet)
-        return Response(s.PlayerBetDetailSerializer(bet).data)
+        bet = found_or_404(selectors.bet_detail_row(self.player, path_id(id)))
+        extras = selectors.extras_of(bet)
+        return Response(s.bet_detail(bet, extras, bet_replay(bet), bet_ledger_rows(bet, extras),
+                                     timezone.get_current_timezone()))
 
 
 class RoundDetailView(PlayerAPIView):
@@ -209,13 +223,14 @@ class LedgerView(PlayerAPIView):
     queryset = LedgerEntry.objects.none()
 
     def get_queryset(self):
-        return ledger_entries_for_player(self.player)
+        return ledger_entries_for_player(self.player).values(*LEDGER_ROW)
 
     @extend_schema(responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
                    summary="Your wallets' ledger entries, newest first")
     def get(self, request):
+        zone = timezone.get_current_timezone()
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(s.LedgerEntrySerializer(page, many=True).data)
+        return self.get_paginated_response([s.ledger_entry(entry, zone) for entry in page])
 
 
 def disputes_of(player):
