@@ -4,9 +4,10 @@ change only through ``accounts.services.post``; rows here are never edited by ha
 are immutable, enforced in ``save``/``delete`` and by a database trigger on PostgreSQL)."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
-from rest_framework_api_key.models import AbstractAPIKey
+from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 #: Money columns hold up to 4 minor-unit decimals; a currency's own ``minor_units`` is enforced
 #: by ``accounts.money.parse_amount`` before anything is written.
@@ -39,7 +40,9 @@ class Operator(models.Model):
     """A casino brand: it owns its players and, in ``transfer`` mode, moves their money in and out
     of the platform's wallets through the operator API; in ``seamless`` mode it keeps the money in
     its own wallet at ``wallet_url`` (calls signed with ``wallet_secret``, each waiting at most
-    ``wallet_timeout_ms``). ``currencies``: the currencies its players may hold and play."""
+    ``wallet_timeout_ms``, at most ``wallet_concurrency`` in flight per batch: a bet batch's
+    debits, a round's credits; None: ``WALLET_CONCURRENCY``). ``currencies``: the currencies its
+    players may hold and play."""
 
     class WalletMode(models.TextChoices):
         TRANSFER = "transfer", "Transfer (the platform's wallets)"
@@ -52,6 +55,7 @@ class Operator(models.Model):
     wallet_url = models.URLField(blank=True)
     wallet_secret = models.CharField(max_length=128, blank=True)
     wallet_timeout_ms = models.PositiveIntegerField(default=3000)
+    wallet_concurrency = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -64,9 +68,29 @@ class Operator(models.Model):
     def __str__(self):
         return self.code
 
+    #: What an operator keeps once it has players: their wallets are the platform's own or journals
+    #: of the operator's (``Account.journal``), by the mode they were opened in.
+    FIXED_ONCE_PLAYED = ("code", "wallet_mode")
+
+    def clean(self):
+        """Refuse a change of ``FIXED_ONCE_PLAYED`` once the operator has players (a
+        ``ValidationError`` names the field)."""
+        if self.pk is not None and self.players.exists():
+            stored = Operator.objects.filter(pk=self.pk).values(*self.FIXED_ONCE_PLAYED).first() or {}
+            changed = [f for f in self.FIXED_ONCE_PLAYED if stored.get(f) != getattr(self, f)]
+            if changed:
+                raise ValidationError({f: f"the operator has players: its {f} is fixed" for f in changed})
+
     def game_code(self, code):
         """The name the game server and round records use for this operator's player ``code``."""
         return code if self.code == DEFAULT_OPERATOR else f"{self.code}:{code}"
+
+
+class OperatorAPIKeyManager(APIKeyManager):
+    """The library's key manager; the keys it finds (``get_from_key``) come with their operator."""
+
+    def get_usable_keys(self):
+        return super().get_usable_keys().select_related("operator")
 
 
 class OperatorAPIKey(AbstractAPIKey):
@@ -75,6 +99,8 @@ class OperatorAPIKey(AbstractAPIKey):
     revocable (``revoked``, for good). It acts only on its ``operator``'s players and data."""
 
     operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="api_keys")
+
+    objects = OperatorAPIKeyManager()
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "operator API key"
@@ -166,7 +192,10 @@ class Account(models.Model):
 
     - ``wallet``: a player's money; one per player per currency; its ``balance`` is kept up to date
       under a row lock and may never go below zero, except through a reversal of a settled round,
-      which sets ``negative_flagged`` for operators.
+      which sets ``negative_flagged`` for operators. A player of a seamless operator keeps the
+      money in the operator's wallet: their wallet here is a ``journal`` of what the platform moved
+      through the operator's (its balance is the net of those movements, below zero as soon as
+      the player has lost; the operator decides funds, so there is no overdraft check).
     - ``house``: the house side of one table (``name`` = ``table:<code>``) for one operator in one
       currency, or an operator's ``adjustments`` account.
     - ``cashier``: where an operator's deposits come from and withdrawals go, one per currency.
@@ -190,6 +219,7 @@ class Account(models.Model):
     name = models.CharField(max_length=64, blank=True)
     balance = models.DecimalField(default=0, **MONEY)
     negative_flagged = models.BooleanField(default=False)
+    journal = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -201,8 +231,9 @@ class Account(models.Model):
             models.CheckConstraint(condition=Q(kind="wallet", player__isnull=False)
                                    | (~Q(kind="wallet") & Q(player__isnull=True)),
                                    name="wallet_has_player"),
-            models.CheckConstraint(condition=~Q(kind="wallet") | Q(balance__gte=0) | Q(negative_flagged=True),
-                                   name="wallet_not_negative"),
+            models.CheckConstraint(condition=~Q(kind="wallet") | Q(balance__gte=0) | Q(negative_flagged=True)
+                                   | Q(journal=True), name="wallet_not_negative"),
+            models.CheckConstraint(condition=Q(kind="wallet") | Q(journal=False), name="only_wallets_are_journals"),
         ]
 
     def __str__(self):

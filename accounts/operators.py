@@ -16,11 +16,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
+from django.utils.encoding import escape_uri_path
 
 from .exceptions import CurrencyNotAllowed, InvalidRequest, UnknownPlayer, UnknownSession, WrongWalletMode
-from .locks import lock_operator
-from .models import Currency, LedgerTransaction, Operator, OperatorAPIKey, Player, PlayerSession
+from .locks import lock_operator, lock_wallets
+from .models import Currency, LedgerTransaction, Operator, OperatorAPICall, OperatorAPIKey, Player, PlayerSession
 from .money import parse_amount
+from .selectors import wallets_of
 from .services import deposit, wallet_for, withdraw
 
 #: A player code or transfer id as operators send them: letters, digits and ``. _ -``, 1-64.
@@ -61,6 +63,15 @@ def revoke_api_key(*, key):
     key.revoked = True
     key.save(update_fields=["revoked"])
     return key
+
+
+def record_call(*, key, method, path, status):
+    """Write the audit row of one operator API call made with ``key`` (an ``OperatorAPIKey``):
+    ``method`` (cut to 8 characters), ``path`` (escaped as a URI, so a NUL or ``%`` in it is
+    stored as ``%00`` / ``%25``; cut to 255 characters) and the HTTP ``status`` answered.
+    Returns the ``OperatorAPICall``."""
+    return OperatorAPICall.objects.create(key=key, operator_id=key.operator_id, method=method[:8],
+                                          path=escape_uri_path(path)[:255], status=status)
 
 
 # --- players --------------------------------------------------------------------------------------
@@ -104,15 +115,25 @@ def upsert_player(*, operator, code, account_kind=Player.Kind.REAL, currencies=(
 
 
 def player_of(operator, code):
-    """``operator``'s player ``code``; ``UnknownPlayer`` if it has none (whatever other operators have)."""
-    player = Player.objects.filter(operator=operator, code=code).first() if isinstance(code, str) else None
+    """``operator``'s player ``code``; ``UnknownPlayer`` if it has none (whatever other operators have),
+    also for a value that is no player code (``CODE``), which is looked up nowhere."""
+    valid = isinstance(code, str) and CODE.fullmatch(code)
+    player = Player.objects.filter(operator=operator, code=code).first() if valid else None
     if player is None:
         raise UnknownPlayer(f"no player {str(code)[:64]!r}")
     return player
 
 
+def balances(operator, player):
+    """The wallets of ``operator``'s player ``player`` (its code), with their currencies, by
+    currency code. Raises ``WrongWalletMode`` (a seamless operator: its players' balances are its
+    own), ``UnknownPlayer``."""
+    _check_transfer_mode(operator)
+    return wallets_of(player_of(operator, player))
+
+
 def _wallet_currency(player, currency):
-    """The ``Currency`` ``currency`` (a code) if ``player`` holds a wallet in it, else ``CurrencyNotAllowed``."""
+    """``player``'s wallet in ``currency`` (a code), its currency loaded, else ``CurrencyNotAllowed``."""
     wallet = player.wallets.filter(currency_id=currency).select_related("currency").first() \
         if isinstance(currency, str) else None
     if wallet is None:
@@ -183,19 +204,28 @@ class Direction:
     IN, OUT = "in", "out"
 
 
+def _check_transfer_mode(operator):
+    """``WrongWalletMode`` unless ``operator`` keeps its players' money in the platform's wallets."""
+    if operator.wallet_mode != Operator.WalletMode.TRANSFER:
+        raise WrongWalletMode(f"operator {operator.code} is in {operator.wallet_mode} mode: its players' money "
+                              "stays in its own wallet")
+
+
 @transaction.atomic(durable=True)
 def transfer(*, operator, transfer_id, player, currency, amount, direction):
     """Move ``amount`` into (``direction`` ``in``: from the operator's cashier) or out of (``out``)
     the wallet of ``operator``'s player ``player`` in ``currency``, under ledger key
     ``transfer:<operator>:<transfer_id>`` (``transfer_id``: the operator's, 1-64 characters). The
-    same ``transfer_id`` with the same body again moves nothing and returns the first transfer.
-    Returns ``(LedgerTransaction, balance after it, created)``. Raises ``WrongWalletMode`` (a
-    seamless operator), ``InvalidRequest`` (the id), ``UnknownPlayer``, ``CurrencyNotAllowed``,
-    ``InvalidAmount``, ``InsufficientFunds`` (``out`` beyond the balance),
+    same ``transfer_id`` with the same body again moves nothing and returns the first transfer,
+    also when sent while the first is still being written (the wallet is locked first, so the
+    retry waits for it and then finds it).
+    Returns ``(LedgerTransaction, entry, created)``: ``entry`` is the transfer's ``LedgerEntry`` on
+    the wallet (signed ``amount``, ``balance_after``; its account with the account's player and
+    currency loaded), ``created`` is False for a replay. Raises ``WrongWalletMode`` (a seamless
+    operator), ``InvalidRequest`` (the id, the direction), ``UnknownPlayer``,
+    ``CurrencyNotAllowed``, ``InvalidAmount``, ``InsufficientFunds`` (``out`` beyond the balance),
     ``IdempotencyConflict`` (the id used for another body)."""
-    if operator.wallet_mode != Operator.WalletMode.TRANSFER:
-        raise WrongWalletMode(f"operator {operator.code} is in {operator.wallet_mode} mode: its players' money "
-                              "stays in its own wallet")
+    _check_transfer_mode(operator)
     _checked_code(transfer_id, "transfer_id")
     if direction not in (Direction.IN, Direction.OUT):
         raise InvalidRequest("direction: 'in' or 'out'")
@@ -203,8 +233,10 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     wallet = _wallet_currency(found, currency)
     value = parse_amount(amount, wallet.currency.minor_units)
     key = f"transfer:{operator.code}:{transfer_id}"
+    lock_wallets({found.pk}, wallet.currency)  # a concurrent retry of this key waits here for the first
     created = not LedgerTransaction.objects.filter(key=key).exists()
     move = deposit if direction == Direction.IN else withdraw
     txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")
-    balance = txn.entries.get(account=wallet).balance_after
-    return txn, balance, created
+    entry = txn.entries.get(account=wallet)
+    entry.account = wallet
+    return txn, entry, created

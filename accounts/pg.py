@@ -7,7 +7,7 @@ from .sql import BY_KEY, execute_binary, instances, number_array, select_list
 
 #: The columns of a wallet and its player that placing bets and posting stakes read; the others
 #: are deferred, so that these hot paths do not read and parse them (timestamps above all).
-WALLET_FIELDS = {"id", "kind", "operator_id", "currency_id", "player_id", "balance", "negative_flagged"}
+WALLET_FIELDS = {"id", "kind", "operator_id", "currency_id", "player_id", "balance", "negative_flagged", "journal"}
 PLAYER_FIELDS = {"id", "operator_id", "code", "game_code", "account_kind"}
 
 

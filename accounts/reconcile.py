@@ -62,7 +62,7 @@ def reconcile(limit=20):
                .values_list("pk", "balance", "total")[:limit])
     for pk, balance, total in drifted:
         report.breaches.append(f"wallet {pk} balance {balance} differs from its entries {total}")
-    negative = Account.objects.filter(kind=Account.Kind.WALLET, balance__lt=0)
+    negative = Account.objects.filter(kind=Account.Kind.WALLET, journal=False, balance__lt=0)
     report.flagged_count = negative.filter(negative_flagged=True).count()
     for account in negative.select_related("player").order_by("pk")[:limit]:
         line = f"wallet {account.pk} ({account}) is negative: {account.balance}"

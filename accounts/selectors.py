@@ -1,5 +1,6 @@
 """Reads of the ledger that pages, APIs and the services above share: balances, a player's wallets
-and entries, the wallets of many players at once (a settlement's payouts, a void's refunds)."""
+and entries, an operator's statement, the wallets of many players at once (a settlement's payouts,
+a void's refunds)."""
 
 from django.db import connection
 from django.db.models import Sum
@@ -53,6 +54,13 @@ def ledger_entries_for_player(player):
     wallets = list(Account.objects.filter(kind=Account.Kind.WALLET, player=player).values_list("pk", flat=True))
     return (LedgerEntry.objects.filter(account_id__in=wallets)
             .select_related("transaction", "account__currency").order_by("-id"))
+
+
+def statement_entries(operator):
+    """Every entry on the wallets of ``operator``'s players, oldest first (by ``id``), with their
+    transactions, currencies and players: the operator's statement."""
+    return (LedgerEntry.objects.filter(account__kind=Account.Kind.WALLET, account__operator=operator)
+            .select_related("transaction", "account__currency", "account__player").order_by("id"))
 
 
 def wallet_balance(player, currency):

@@ -73,7 +73,8 @@ def post(postings, *, allow_negative=False):
     (a debit would leave a wallet below zero; with ``allow_negative`` it may, and is flagged instead:
     reversals only, voiding or correcting a SETTLED round; a credit to a wallet a reversal left
     negative is always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
-    one call).
+    one call). A journal wallet (a seamless player's, ``Account.journal``) is never checked nor
+    flagged: its operator decides funds.
 
     Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing is ONE
     statement (``_post_postgresql``), so one posting outside a transaction is exactly one
@@ -130,7 +131,7 @@ PREPARED_UP_TO = 16
 #: constraint would, naming the posting.
 _POST_SQL = f"""
 WITH locked AS MATERIALIZED (
-    SELECT id, balance, negative_flagged FROM {Account._meta.db_table}
+    SELECT id, balance, negative_flagged, journal FROM {Account._meta.db_table}
     WHERE id = ANY({{wallets}}) ORDER BY id FOR UPDATE),
 posting AS MATERIALIZED (
     SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{sources}}, {{destinations}}, {{amounts}})
@@ -143,7 +144,7 @@ txn AS (
     ON CONFLICT (key) DO NOTHING
     RETURNING key, id),
 leg AS MATERIALIZED (
-    SELECT p.key, txn.id AS transaction_id, e.account, e.amount, e.n,
+    SELECT p.key, txn.id AS transaction_id, e.account, e.amount, e.n, coalesce(l.journal, false) AS journal,
            l.balance + sum(e.amount) OVER (PARTITION BY e.account ORDER BY e.n) AS balance_after
     FROM posting p JOIN txn USING (key)
     CROSS JOIN LATERAL (VALUES (p.source, -p.amount, 2 * p.n), (p.destination, p.amount, 2 * p.n + 1))
@@ -152,14 +153,14 @@ leg AS MATERIALIZED (
 entry AS (
     INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
     SELECT transaction_id, account, amount,
-           CASE WHEN balance_after < 0 AND amount < 0 AND NOT %(allow_negative)b::boolean
+           CASE WHEN balance_after < 0 AND amount < 0 AND NOT journal AND NOT %(allow_negative)b::boolean
                 THEN ledger_overdraft(key, account, balance_after - amount, -amount) ELSE balance_after END
     FROM leg ORDER BY n),
 updated AS (
     UPDATE {Account._meta.db_table} AS a
-    SET balance = w.balance, negative_flagged = a.negative_flagged OR w.lowest < 0
-    FROM (SELECT l.id, l.balance + sum(leg.amount) AS balance, min(leg.balance_after) AS lowest
-          FROM leg JOIN locked l ON l.id = leg.account GROUP BY l.id, l.balance) AS w
+    SET balance = w.balance, negative_flagged = a.negative_flagged OR (w.lowest < 0 AND NOT w.journal)
+    FROM (SELECT l.id, l.journal, l.balance + sum(leg.amount) AS balance, min(leg.balance_after) AS lowest
+          FROM leg JOIN locked l ON l.id = leg.account GROUP BY l.id, l.journal, l.balance) AS w
     WHERE a.id = w.id AND a.id = ANY({{wallets}})  -- the array: an index scan, whatever the estimates
     RETURNING a.id, a.balance, a.negative_flagged)
 SELECT key, id, NULL::numeric, NULL::boolean FROM txn
@@ -211,8 +212,10 @@ def _post_portable(postings, allow_negative, now):
     """``post``'s writing on any database (SQLite): lock the wallets (``SELECT ... FOR UPDATE`` in
     pk order), skip the keys already taken, check and compute the balances here, then write with
     ``executemany``. Returns what ``_post_postgresql`` returns."""
-    wallets = {pk: [balance, flagged] for pk, balance, flagged in Account.objects.select_for_update()
-               .filter(pk__in=_wallet_ids(postings)).order_by("pk").values_list("pk", "balance", "negative_flagged")}
+    locked = list(Account.objects.select_for_update().filter(pk__in=_wallet_ids(postings)).order_by("pk")
+                  .values_list("pk", "balance", "negative_flagged", "journal"))
+    journals = {pk for pk, _, _, journal in locked if journal}
+    wallets = {pk: [balance, flagged] for pk, balance, flagged, _ in locked}
     taken = set(LedgerTransaction.objects.filter(key__in=[p.key for p in postings]).values_list("key", flat=True))
     new = [p for p in postings if p.key not in taken]
     entry_rows = []
@@ -222,7 +225,7 @@ def _post_portable(postings, allow_negative, now):
             balance_after = None
             if wallet is not None:
                 wallet[0] += amount
-                if wallet[0] < 0:
+                if wallet[0] < 0 and account.pk not in journals:
                     if amount < 0 and not allow_negative:
                         raise InsufficientFunds(f"{p.key}: wallet {account.pk} holds "
                                                 f"{wallet[0] - amount}, needs {-amount}")
@@ -261,10 +264,15 @@ def _id(value):
 
 
 def wallet_for(*, player, currency):
-    """The player's wallet in ``currency`` (a ``Currency`` or its code), created empty if missing
-    (its operator is the player's)."""
-    wallet, _ = Account.objects.get_or_create(kind=Account.Kind.WALLET, player=player, currency_id=_id(currency),
-                                              defaults={"operator_id": player.operator_id})
+    """The player's wallet in ``currency`` (a ``Currency`` or its code), created empty if missing:
+    its operator is the player's, and it is a journal (``Account.journal``) when that operator is
+    seamless."""
+    wallet = Account.objects.filter(kind=Account.Kind.WALLET, player=player, currency_id=_id(currency)).first()
+    if wallet is None:
+        wallet, _ = Account.objects.get_or_create(
+            kind=Account.Kind.WALLET, player=player, currency_id=_id(currency),
+            defaults={"operator_id": player.operator_id,
+                      "journal": player.operator.wallet_mode == Operator.WalletMode.SEAMLESS})
     return wallet
 
 

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Redoc served from our static files: /api/docs/ works offline
     "django_celery_beat",
     "accounts",
+    "wallets",
     "tables",
     "wagering",
     "settlement",
@@ -155,12 +156,15 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "COERCE_DECIMAL_TO_STRING": True,
     "DATETIME_FORMAT": "iso-8601",
-    # Player API (delivery.api.player): requests per player; counters in the default cache.
-    "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min")},
+    # Requests per player (the player API, delivery.api.player) and per key (the operator API,
+    # delivery.api.operator); counters in the default cache.
+    "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min"),
+                               "operator": env("OPERATOR_API_RATE", default="1200/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Live blackjack back office API",
-    "DESCRIPTION": "Game-server API (/api/game/v1/) and player Bet Record API (/api/v1/).",
+    "DESCRIPTION": "Game-server API (/api/game/v1/), player Bet Record API (/api/v1/) and operator API "
+                   "(/api/operator/v1/: players, sessions, transfers, bets, rounds, statement).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",
@@ -196,6 +200,16 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Seamless wallets (wallets; docs/wallet-api.md) ------------------------------------------------
+# Prefix of every transaction id sent to an operator's wallet: unique per installation, never changed.
+WALLET_INSTALLATION_ID = env("WALLET_INSTALLATION_ID", default="bj")
+# Calls in flight at once to one operator's wallet (a bet batch's debits, a round's credits).
+WALLET_CONCURRENCY = env.int("WALLET_CONCURRENCY", default=50)
+# A movement failing this long becomes an Alert (cleared when it is delivered).
+WALLET_ALERT_AFTER_SECONDS = env.int("WALLET_ALERT_AFTER_SECONDS", default=600)
+# A stake debit left without its answer (or answered OK without its bet) this long by a crash is rolled back.
+WALLET_STAKE_RECOVERY_SECONDS = env.int("WALLET_STAKE_RECOVERY_SECONDS", default=60)
 
 # --- Settlement -----------------------------------------------------------------------------------
 # The beat re-drives a RESULTED round still unsettled this long after its record arrived (a lost task).

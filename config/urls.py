@@ -1,4 +1,4 @@
-"""URL routes: the admin (operators), the game-server API and the player API."""
+"""URL routes: the admin (operators' staff), the game-server API, the player API and the operator API."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -10,6 +10,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/game/v1/", include("delivery.api.game.urls")),
     path("api/v1/", include("delivery.api.player.urls")),
+    path("api/operator/v1/", include("delivery.api.operator.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="docs"),
     re_path(r"^api/(?P<rest>.*)$", api_path_not_found),

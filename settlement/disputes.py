@@ -16,8 +16,9 @@ from django.utils import timezone
 from accounts.locks import lock_player, lock_wallets
 from accounts.models import LedgerTransaction
 from accounts.money import parse_amount
-from accounts.services import house_account, post_adjustment, wallet_for
+from accounts.services import house_account, wallet_for
 from wagering.models import Bet
+from wallets.port import adjust
 
 from . import audit
 from .exceptions import (
@@ -93,7 +94,8 @@ def _assign_locked(dispute, assignee, actor, actor_user):
     dispute.assignee = assignee
     dispute.save(update_fields=["status", "assignee", "updated_at"])
     audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.ASSIGN_DISPUTE, target=dispute,
-                 reason=f"assigned to {assignee.get_username()}", assignee=assignee.pk)
+                 operator_id=dispute.player.operator_id, reason=f"assigned to {assignee.get_username()}",
+                 assignee=assignee.pk)
     return dispute
 
 
@@ -108,7 +110,7 @@ def add_note(*, dispute, author, text):
 def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, actor_user=None):
     """Decide an INVESTIGATING ``dispute``: ``upheld`` True → UPHELD, and a non-zero ``adjustment``
     (signed ``Decimal``/string in the dispute currency: > 0 credits the player, < 0 debits) is posted
-    through ``accounts.services.post_adjustment`` as ``adjust:dispute:<pk>`` against the house
+    through the wallet port (``wallets.port.adjust``) as ``adjust:dispute:<pk>`` against the house
     account of the first disputed bet's table, within the actor's limit
     (``check_adjustment_limit``); False → REJECTED (no adjustment allowed). ``resolution`` is the
     reason (non-blank). Submitting the same decision again returns the dispute unchanged (nothing
@@ -159,12 +161,13 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
     if amount:
         table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
-        post_adjustment(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
-                        house=house_account(name=table.house_name, currency=dispute.currency_id,
-                                            operator=dispute.player.operator_id),
-                        amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
+        adjust(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
+               house=house_account(name=table.house_name, currency=dispute.currency_id,
+                                   operator=dispute.player.operator_id),
+               amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
     audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
-                 reason=resolution, upheld=upheld, adjustment=None if amount is None else str(amount))
+                 operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
+                 adjustment=None if amount is None else str(amount))
     return dispute
 
 
@@ -183,11 +186,11 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
     check_adjustment_limit(audit.actor_fields(actor, actor_user)[1], value)
     ledger_key = f"adjust:manual:{key}"
     existed = LedgerTransaction.objects.filter(key=ledger_key).exists()
-    txn = post_adjustment(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id,
-                                                             operator=wallet.operator_id),
-                          amount=value, key=ledger_key, memo=reason)
+    txn = adjust(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id,
+                                                    operator=wallet.operator_id),
+                 amount=value, key=ledger_key, memo=reason)
     if not existed:
         audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
-                     target=wallet, reason=reason, key=ledger_key, amount=str(value),
+                     target=wallet, operator_id=wallet.operator_id, reason=reason, key=ledger_key, amount=str(value),
                      at=timezone.now().isoformat())
     return txn

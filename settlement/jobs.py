@@ -1,13 +1,15 @@
 """The beat jobs' services: find rounds whose settle task was lost, alert on rounds stuck
-unsettled, and check the ledger hourly (``settlement.tasks`` runs them)."""
+unsettled, check the ledger hourly, and alert on seamless movements an operator's wallet keeps
+failing (``settlement.tasks`` runs them)."""
 
 from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
 
-from accounts.reconcile import reconcile
 from tables.models import Round
+from wallets.models import WalletMovement
+from wallets.reconcile import reconcile
 
 from .models import Alert
 
@@ -44,7 +46,7 @@ def alert_stuck_rounds(*, now=None):
 
 
 def reconcile_ledger():
-    """Run ``accounts.reconcile.reconcile`` and record any breach as a critical ``Alert``
+    """Run ``wallets.reconcile.reconcile`` and record any breach as a critical ``Alert``
     (``reconcile_breach``). Returns the ``ReconcileReport``."""
     report = reconcile()
     if not report.ok:
@@ -54,3 +56,29 @@ def reconcile_ledger():
             payload={"breaches": report.breaches, "flagged": report.flagged,
                      "totals": {c: {k: str(v) for k, v in t.items()} for c, t in report.totals.items()}})
     return report
+
+
+def watch_wallets(*, now=None):
+    """One critical ``wallet_failing`` ``Alert`` per seamless movement failing for longer than
+    ``WALLET_ALERT_AFTER_SECONDS`` (still retried) or refused for good (FAILED: a correction the
+    player cannot cover, a duplicate transaction id), once per movement; and each such alert of a
+    movement since acknowledged by the operator's wallet is cleared (acknowledged, by the system).
+    Returns ``(raised, cleared)`` counts."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.WALLET_ALERT_AFTER_SECONDS)
+    open_alerts = Alert.objects.filter(kind=Alert.Kind.WALLET_FAILING, acknowledged_at__isnull=True)
+    alerted = {a.payload.get("movement"): a for a in open_alerts}
+    failing = (WalletMovement.objects.filter(state=WalletMovement.State.FAILED)
+               | WalletMovement.objects.filter(state=WalletMovement.State.PENDING, failing_since__lte=cutoff))
+    new = [m for m in failing.select_related("operator", "player").order_by("pk") if m.pk not in alerted]
+    Alert.objects.bulk_create([
+        Alert(kind=Alert.Kind.WALLET_FAILING, severity=Alert.Severity.CRITICAL, player=m.player,
+              message=f"{m.operator.code}'s wallet: {m.call} {m.key} ({m.amount} {m.currency_id}, player "
+                      f"{m.player.game_code}) {'refused' if m.state == m.State.FAILED else 'failing'} after "
+                      f"{m.attempts} attempt(s): {m.status or m.last_error}",
+              payload={"movement": m.pk, "key": m.key, "operator": m.operator.code, "state": m.state})
+        for m in new])
+    done = set(WalletMovement.objects.filter(pk__in=list(alerted), state=WalletMovement.State.OK)
+               .values_list("pk", flat=True))
+    cleared = open_alerts.filter(pk__in=[a.pk for pk, a in alerted.items() if pk in done]).update(acknowledged_at=now)
+    return len(new), cleared

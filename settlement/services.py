@@ -14,21 +14,22 @@ major units. ``actor`` is a Django user (an operator) or a string label (``syste
 """
 
 import logging
+from collections import defaultdict
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
-from accounts.selectors import player_wallets
-from accounts.services import Posting, post
 from accounts.sql import execute_binary, number_array
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.exceptions import IllegalTransition, NotFound
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
-from tables.services import event, table_houses
+from tables.money import bet_move, round_closing, round_money
+from tables.services import event
 from wagering.models import Bet
 from wagering.records import check_record
+from wallets.port import move
 
 from . import audit
 from .details import distinct_details
@@ -76,6 +77,7 @@ def flag_negative(round_, players, why):
                                       player_id__in=players, balance__lt=0).select_related("player")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
+              player=w.player,
               message=f"wallet of {w.player.game_code} is {w.balance} {w.currency_id} after the {why} of round "
                       f"{round_.title}",
               payload={"wallet": w.pk, "player": w.player.game_code, "balance": str(w.balance)})
@@ -87,22 +89,22 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the round SETTLED. ``bets``:
     ``{record_id: (bet pk, player_id)}``."""
-    results, paid = {}, []
+    results, paid, bets_of = {}, [], defaultdict(list)
     for record_id, r in result.bets.items():
         pk, player_id = bets[record_id]
         results[pk] = r
+        bets_of[player_id].append(pk)
         if r.returned:
             paid.append((pk, player_id, r.returned))
     _write_results(round_, results, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(results), staked=str(result.total_staked), returned=str(result.total_returned)).save()
     # The payouts last: their wallet locks are held only until the commit (the players' next bets
-    # wait for them). Only the paid players' wallets are read.
-    wallets = player_wallets({player_id for _, player_id, _ in paid}, round_.table.currency)
-    houses = table_houses(round_.table, wallets.values())
-    post([Posting(key=f"payout:{pk}", kind=Kind.PAYOUT, source=houses[wallets[player_id].operator_id],
-                  destination=wallets[player_id], amount=returned)
-          for pk, player_id, returned in paid])
+    # wait for them). Only the paid players' wallets are read; the others' rounds are closed.
+    wallets, houses = round_money(round_, {player_id for _, player_id, _ in paid})
+    move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
+                   ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
+          for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of))
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
@@ -207,19 +209,11 @@ def _resettle_locked(round_, result, bets, n, label, user):
     returns ``{record_id: difference}`` of the bets whose return changed."""
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
-    wallets = player_wallets({bets[rid].player_id for rid in diffs}, round_.table.currency)
-    houses = table_houses(round_.table, wallets.values())
-    credits, debits = [], []
-    for rid, diff in diffs.items():
-        bet = bets[rid]
-        wallet, key = wallets[bet.player_id], f"resettle:{bet.pk}:{n}"
-        house = houses[wallet.operator_id]
-        if diff > 0:
-            credits.append(Posting(key=key, kind=Kind.PAYOUT, source=house, destination=wallet, amount=diff))
-        else:
-            debits.append(Posting(key=key, kind=Kind.REVERSAL, source=wallet, destination=house, amount=-diff))
-    post(credits)
-    post(debits, allow_negative=True)
+    wallets, houses = round_money(round_, {bets[rid].player_id for rid in diffs})
+    move([bet_move(round_, wallets, houses, key=f"resettle:{bets[rid].pk}:{n}", group=f"resettle-{n}",
+                   kind="resettle", ledger_kind=Kind.PAYOUT if diff > 0 else Kind.REVERSAL,
+                   player=bets[rid].player_id, amount=abs(diff), to_player=diff > 0, bet=bets[rid].pk)
+          for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
     _write_results(round_, {bets[rid].pk: r for rid, r in result.bets.items()}, n, timezone.now())
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),

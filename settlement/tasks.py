@@ -9,7 +9,8 @@ invalid record is not an exception here: the round goes to SETTLEMENT_FAILED and
 
 Beat jobs (rows created by migration ``0002_beat_schedule``, editable in the admin; run exactly ONE
 beat): ``redrive_unsettled`` every minute, ``void_overdue`` every minute, ``reconcile_ledger`` hourly;
-``rtp_watch`` every 10 minutes (migration ``0003_rtp_watch``).
+``rtp_watch`` every 10 minutes (migration ``0003_rtp_watch``), ``watch_wallets`` every minute
+(migration ``0008_watch_wallets``).
 """
 
 from celery import shared_task
@@ -53,6 +54,13 @@ def void_overdue():
 def reconcile_ledger():
     """Beat: check the ledger; a breach becomes an ``Alert`` (``jobs.reconcile_ledger``)."""
     return jobs.reconcile_ledger().ok
+
+
+@shared_task(name="settlement.watch_wallets", **RETRY)
+def watch_wallets():
+    """Beat: raise and clear the Alerts of seamless movements an operator's wallet keeps failing
+    (``jobs.watch_wallets``); returns ``[raised, cleared]``."""
+    return list(jobs.watch_wallets())
 
 
 @shared_task(name="settlement.rtp_watch", **RETRY)

@@ -13,14 +13,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import LedgerTransaction
-from accounts.selectors import player_wallets
-from accounts.services import Posting, post
 from tables.exceptions import IllegalTransition
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent, Shoe
-from tables.services import event, table_houses
+from tables.money import bet_move, round_money
+from tables.services import event
 from wagering.closing import refund_bets
 from wagering.models import Bet
+from wallets.port import move
 
 from . import audit
 from .models import OperatorAction
@@ -59,12 +59,11 @@ def _reverse_locked(round_, label, user):
     events = refund_bets(round_, bets, actor=label, actor_user=user)
     paid = [b for b in bets if b.returned]
     players = {b.player_id for b in paid}
-    wallets = player_wallets(players, round_.table.currency)
-    houses = table_houses(round_.table, wallets.values())
+    wallets, houses = round_money(round_, players)
     memo = f"void of settled round {round_.title}"
-    post([Posting(key=f"reverse:{b.pk}", kind=Kind.REVERSAL, source=wallets[b.player_id],
-                  destination=houses[wallets[b.player_id].operator_id], amount=b.returned, memo=memo)
-          for b in paid], allow_negative=True)
+    move([bet_move(round_, wallets, houses, key=f"reverse:{b.pk}", group="reverse", kind="correction",
+                   ledger_kind=Kind.REVERSAL, player=b.player_id, amount=b.returned, to_player=False, bet=b.pk,
+                   memo=memo) for b in paid], allow_negative=True)
     flag_negative(round_, players, "reversal")
     return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
                            returned=str(b.returned)) for b in paid]

@@ -5,6 +5,8 @@ zero-setup default of ``make run``). Tests marked ``postgresql`` need the produc
 
 import pytest
 from django.conf import settings
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 
 from tests.workers import Worker, purge_queues
 
@@ -52,3 +54,18 @@ def _fresh_cache():
 
     cache.clear()
     yield
+
+
+@pytest.fixture
+def schema_settings(settings):
+    """For Schemathesis (``tests.schema_support.live_schema``): test hosts, no throttle, and the
+    WSGI app kept from closing the test's database connection at the end of each request (as
+    Django's test client does)."""
+    settings.ALLOWED_HOSTS = ["localhost", "testserver"]
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {"player": None, "operator": None}}
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    yield settings
+    for signal in (request_started, request_finished):
+        signal.connect(close_old_connections)

@@ -1,7 +1,8 @@
 """factory-boy factories shared by the test suites.
 
 ``PlayerFactory(funded="100.00")`` gives a player with a wallet in ``currency`` (default EUR)
-credited through the ledger; ``fund(player, amount, currency)`` tops one up. ``TableFactory``
+credited through the ledger; ``fund(player, amount, currency)`` tops one up. ``operator_with_players``
+gives an operator, its key and its players through the operator services. ``TableFactory``
 builds a table of any variant (``ClassicTableFactory``, ``PremiumTableFactory``,
 ``BoundlessTableFactory``) with limits for every bet type it offers; ``RoundFactory`` opens a
 round through ``tables.services.open_round``.
@@ -13,7 +14,8 @@ from decimal import Decimal
 import factory
 from django.contrib.auth import get_user_model
 
-from accounts.models import Currency, Player
+from accounts.models import Currency, Operator, Player
+from accounts.operators import create_operator, transfer, upsert_player
 from accounts.services import default_operator, deposit, wallet_for
 from tables.engine import ruleset
 from tables.models import Table, TableLimit
@@ -68,6 +70,26 @@ class PlayerFactory(factory.django.DjangoModelFactory):
         if create and extracted is not None:
             CurrencyFactory(code=currency)
             fund(obj, extracted, currency)
+
+
+def operator_with_players(code, players=(), *, currencies=("EUR",), funded=None,
+                          wallet_mode=Operator.WalletMode.TRANSFER):
+    """Operator ``code`` (``accounts.operators.create_operator``) using ``currencies`` (created if
+    missing), in ``wallet_mode`` (seamless: with a made-up wallet URL and secret), and its players
+    ``players`` (codes), each with a wallet in every currency and, in transfer mode, ``funded`` (a
+    decimal string) transferred into each. Returns ``(Operator, raw API key, {code: Player})``."""
+    for currency in currencies:
+        CurrencyFactory(code=currency)
+    wallet = {"wallet_url": f"https://{code}.example/wallet", "wallet_secret": "s3cret"} \
+        if wallet_mode == Operator.WalletMode.SEAMLESS else {}
+    operator, key = create_operator(code=code, wallet_mode=wallet_mode, currencies=currencies, **wallet)
+    found = {}
+    for player in players:
+        found[player], _ = upsert_player(operator=operator, code=player, currencies=list(currencies))
+        for currency in currencies if funded and wallet_mode == Operator.WalletMode.TRANSFER else ():
+            transfer(operator=operator, transfer_id=f"fund-{player}-{currency}", player=player, currency=currency,
+                     amount=funded, direction="in")
+    return operator, key, found
 
 
 class TableFactory(factory.django.DjangoModelFactory):

@@ -10,12 +10,12 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import LedgerTransaction
-from accounts.selectors import player_wallets
-from accounts.services import Posting, post
 from tables.engine.seating import seats_emptied, unseated_after
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent
-from tables.services import event, table_houses, unseat
+from tables.money import bet_move, round_money
+from tables.services import event, unseat
+from wallets.port import move
 
 from .models import Bet, BetExtra
 
@@ -31,18 +31,14 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
     ``settlement.voids`` (a cancelled or voided round)."""
     if not bets:
         return []
-    table = round_.table
-    wallets = player_wallets({b.player_id for b in bets}, table.currency)
-    houses = table_houses(table, wallets.values())
-    postings = []
+    wallets, houses = round_money(round_, {b.player_id for b in bets})
+    moves = []
     for bet in bets:
-        wallet = wallets[bet.player_id]
-        house = houses[wallet.operator_id]
-        postings.append(Posting(key=bet.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,
-                                destination=wallet, amount=bet.stake))
-        postings += [Posting(key=x.refund_key(), kind=LedgerTransaction.Kind.REFUND, source=house,
-                             destination=wallet, amount=x.amount) for x in bet.extras.all()]
-    post(postings)
+        for key, amount in ((bet.refund_key(), bet.stake), *((x.refund_key(), x.amount) for x in bet.extras.all())):
+            moves.append(bet_move(round_, wallets, houses, key=key, group="refund", kind="refund",
+                                  ledger_kind=LedgerTransaction.Kind.REFUND, player=bet.player_id, amount=amount,
+                                  bet=bet.pk))
+    move(moves)
     extras = BetExtra.objects.filter(bet=OuterRef("pk")).values("bet").annotate(total=Sum("amount")).values("total")
     Bet.objects.filter(pk__in=[b.pk for b in bets]).update(  # a void's return is everything staked back
         state=Bet.State.REFUNDED, outcome="void", returned=F("stake") + Coalesce(Subquery(extras), Decimal(0)),

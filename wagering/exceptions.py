@@ -1,6 +1,7 @@
 """The errors of bets (RULES 4, 6, 8, 9). Each carries a stable machine-readable ``code`` (see
 ``tables.exceptions.ServiceError``); nothing is written when a service raises one."""
 
+from accounts.exceptions import InsufficientFunds
 from tables.exceptions import ServiceError
 
 
@@ -53,3 +54,41 @@ class InvalidExtra(WageringError):
     """An extra stake that does not fit the bet (double on a side bet, a second split...) (RULES 4, 6)."""
 
     code = "invalid_extra"
+
+
+class WalletRefused(WageringError):
+    """A seamless operator's wallet did not take a stake or an extra stake (other than for funds:
+    that is ``InsufficientFunds``); nothing is placed or taken."""
+
+
+class WalletUnavailable(WalletRefused):
+    """A seamless operator's wallet did not answer a stake's debit (or its answer is unknown): the
+    bet is not placed and the debit is rolled back; never debited twice (docs/wallet-api.md)."""
+
+    code = "wallet_unavailable"
+    status = 409
+
+
+class PlayerBlocked(WalletRefused):
+    """The operator's wallet refused the stake: the player is blocked (self-exclusion...)."""
+
+    code = "player_blocked"
+    status = 403
+
+
+class OperatorLimitExceeded(WalletRefused):
+    """The operator's wallet refused the stake: a responsible-gaming limit of the player's."""
+
+    code = "limit_exceeded"
+
+
+def wallet_refusal(status):
+    """The error of a seamless stake (or extra stake) whose debit the operator's wallet answered
+    ``status`` (not OK; "" when it did not answer, or its answer is unknown)."""
+    if status == "INSUFFICIENT_FUNDS":
+        return InsufficientFunds("the player's wallet at the operator cannot cover the stake")
+    if status == "PLAYER_BLOCKED":
+        return PlayerBlocked("the operator's wallet refused the stake: the player is blocked")
+    if status == "LIMIT_EXCEEDED":
+        return OperatorLimitExceeded("the operator's wallet refused the stake: a limit of the player's")
+    return WalletUnavailable("the operator's wallet did not confirm the stake: it is not placed (and is rolled back)")

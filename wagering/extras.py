@@ -4,21 +4,20 @@ or, when the wallet cannot cover it, the RULES 4 fallback recorded instead.
 """
 
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db import transaction
 
 from accounts.locks import lock_wallets
-from accounts.models import LedgerTransaction
-from accounts.services import Posting, post
+from accounts.models import Operator
 from tables.engine import fallback, parse_card, score, why_illegal
 from tables.engine.extras import extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
 from tables.exceptions import IllegalTransition, InvalidInput, NotFound, ServiceError
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
 from tables.services import event, table_houses
+from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, take
 
-from .exceptions import InvalidExtra
+from .exceptions import InvalidExtra, wallet_refusal
 from .models import Bet, BetExtra
 from .validation import check_extra_request, well_typed
 
@@ -48,8 +47,8 @@ class _Extras:
     the extra stakes already taken loaded once; each request checked in turn, with balances and
     taken extras kept up to date in memory as requests are accepted."""
 
-    def __init__(self, round_, requests):
-        self.round, self.table = round_, round_.table
+    def __init__(self, round_, requests, debits=None):
+        self.round, self.table, self.debits = round_, round_.table, debits
         self.rules = round_.rules()
         ids = {r.get("bet") for r in requests if well_typed(check_extra_request, r)}
         self.bets = {b.record_id: b
@@ -58,7 +57,7 @@ class _Extras:
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
         self._seat_extras = None
-        self.new, self.events = [], []
+        self.new, self.events, self.to_debit = [], [], []
 
     def seat_extras(self):
         """``{(seat, kind, hand)}`` of the extras taken by the round's seat (main) bets (loaded once)."""
@@ -89,12 +88,19 @@ class _Extras:
         amount = extra_stake(kind, target.stake, self.table.currency.minor_units)
         if amount <= 0:
             raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
-        if self.available.get(target.player_id, Decimal(0)) < amount:
+        key = BetExtra.key_for(kind, target.pk, hand)
+        wallet = self.wallets.get(target.player_id)
+        status = self._not_covered(wallet, key, amount)
+        if status is not None:
             action = fallback(self.rules, kind, score_) if kind in ("double", "split") else None
             self.events.append(event(self.round, Kind.FALLBACK, actor=actor, actor_user=actor_user, bet=target.pk,
-                                     record_id=record_id, kind=kind, hand=hand, needed=str(amount), action=action))
-            return ExtraOutcome(None, action)
-        extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=BetExtra.key_for(kind, target.pk, hand))
+                                     record_id=record_id, kind=kind, hand=hand, needed=str(amount), action=action,
+                                     **({"wallet": status} if status else {})))
+            return ExtraOutcome(None, action, None if status in ("", "INSUFFICIENT_FUNDS") else wallet_refusal(status))
+        if wallet.journal and self.debits is None:
+            self.to_debit.append(Debit(key=key, kind=kind, wallet=wallet, amount=amount, round_ref=str(self.round.pk),
+                                       table_ref=self.table.code, bets=(target.pk,)))
+        extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=key)
         self.available[target.player_id] -= amount
         self.taken[(target.pk, kind, hand)] = extra
         if target.type == "main" and self._seat_extras is not None:
@@ -103,6 +109,21 @@ class _Extras:
         self.events.append(event(self.round, Kind.EXTRA_STAKE, actor=actor, actor_user=actor_user, bet=target.pk,
                                  record_id=record_id, kind=kind, hand=hand, amount=str(amount)))
         return ExtraOutcome(extra, kind)
+
+    def _not_covered(self, wallet, key, amount):
+        """None when ``amount`` can be taken from ``wallet`` (a seamless player's: its debit ``key``
+        answered OK, or not sent yet in the pass that finds the debits), else why not: "" (a
+        transfer wallet short of it) or the operator's status ("" too when unknown)."""
+        if wallet is None:
+            return ""
+        if not wallet.journal:
+            return None if self.available[wallet.player_id] >= amount else ""
+        if self.debits is None:
+            return None
+        movement = self.debits.get(key)
+        if movement is not None and movement.state == movement.State.OK:
+            return None
+        return getattr(movement, "status", "") or "UNKNOWN"
 
     def _check_context(self, bet, kind, hand):
         """The extra stakes an extra depends on (the engine's ``own_prerequisite`` and
@@ -130,22 +151,27 @@ class _Extras:
             raise InvalidExtra(f"cards {' '.join(hand_cards)}: {reason}")
 
     def save(self):
-        """Write the extras taken, their ledger stakes (one ``post``), the follow flags and the events."""
+        """Write the extras taken, their stakes (through the wallet port, one posting), the follow
+        flags and the events; roll back the debits answered OK that were not taken after all."""
+        takes = []
         if self.new:
             BetExtra.objects.bulk_create(self.new)
             houses = table_houses(self.table, self.wallets.values())
-            post([Posting(key=x.key, kind=LedgerTransaction.Kind.STAKE, source=self.wallets[x.bet.player_id],
-                          destination=houses[self.wallets[x.bet.player_id].operator_id], amount=x.amount)
-                  for x in self.new])
+            takes = [Take(key=x.key, wallet=self.wallets[x.bet.player_id],
+                          house=houses[self.wallets[x.bet.player_id].operator_id], amount=x.amount,
+                          debit=x.key if self.wallets[x.bet.player_id].journal else None) for x in self.new]
+            take(takes)
             follows = [x for x in self.new if x.kind in ("follow_double", "follow_split")]
             for x in follows:
                 setattr(x.bet, x.kind, True)
             for flag in ("follow_double", "follow_split"):
                 Bet.objects.bulk_update({x.bet for x in follows if x.kind == flag}, [flag])
         RoundEvent.objects.bulk_create(self.events)
+        kept = {t.debit for t in takes}
+        drop_debits([k for k, m in (self.debits or {}).items()
+                     if m.state == m.State.OK and m.ledger_key is None and k not in kept])
 
 
-@transaction.atomic
 def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
     """Take many extra stakes on round ``round_id`` (CLOSED) in one transaction, all debited in ONE
     ledger ``post``; each request stands alone, in order (a double on hand 2 may follow its split
@@ -153,14 +179,48 @@ def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
     (default 1), "cards": [card codes] (double, split)}``, each as for ``add_extra_stake`` (same
     rules, amounts, keys, fallbacks and events). Returns one ``ExtraOutcome`` per request, in order;
     a rejected one carries ``error`` (codes ``not_found``, ``illegal_transition``, ``invalid_extra``,
-    ``invalid_input``) and took nothing. Raises ``NotFound`` (round), ``IllegalTransition`` (round
-    not CLOSED or cancelled)."""
+    ``invalid_input``; for a seamless player whose operator's wallet did not take it, a
+    ``WalletRefused``: ``wallet_unavailable``, ``player_blocked``, ``limit_exceeded``, with the
+    fallback as its ``action``, recorded as for a wallet short of it) and took nothing. Raises
+    ``NotFound`` (round), ``IllegalTransition`` (round not CLOSED or cancelled)."""
+    debits = send_debits(_open_debits(round_id, extras).values()) if _seamless_bets_in(round_id, extras) else None
+    return _take(round_id, extras, debits, actor, actor_user)
+
+
+def _locked_closed_round(round_id):
     round_ = lock_round(round_id, shared=True)
     if round_.state != Round.State.CLOSED or round_.cancelled_at:
         raise IllegalTransition(f"extra stakes are taken while round {round_id} is played, not when {round_.state}")
-    batch = _Extras(round_, extras)
+    return round_
+
+
+def _seamless_bets_in(round_id, requests):
+    """True when a request of ``requests`` names a bet of a seamless operator's player."""
+    seamless = list(Operator.objects.filter(wallet_mode=Operator.WalletMode.SEAMLESS).values_list("pk", flat=True))
+    ids = {r.get("bet") for r in requests if isinstance(r, dict) and isinstance(r.get("bet"), str)}
+    return bool(seamless and ids) and Bet.objects.filter(round_id=round_id, record_id__in=ids,
+                                                         player__operator__in=seamless).exists()
+
+
+@transaction.atomic(durable=True)
+def _open_debits(round_id, requests):
+    """The first pass: the debits of the seamless extra stakes the requests would take, recorded
+    before they are sent. Returns ``{key: WalletMovement}``."""
+    batch = _Extras(_locked_closed_round(round_id), requests)
+    for request in requests:
+        try:
+            batch.take(request, "", None)
+        except ServiceError:
+            continue
+    return open_debits(batch.to_debit)
+
+
+@transaction.atomic
+def _take(round_id, requests, debits, actor, actor_user):
+    """The pass that takes: see ``add_extra_stakes``."""
+    batch = _Extras(_locked_closed_round(round_id), requests, debits or {})
     outcomes = []
-    for request in extras:
+    for request in requests:
         try:
             outcomes.append(batch.take(request, actor, actor_user))
         except ServiceError as error:
@@ -183,7 +243,8 @@ def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_
     (``add_extra_stakes`` with one request).
 
     Raises ``NotFound`` (round, bet), ``IllegalTransition`` (round not CLOSED or cancelled, bet
-    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards).
+    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards),
+    ``WalletRefused`` (a seamless operator's wallet did not take it; its fallback is recorded).
     """
     outcome = add_extra_stakes(round_id=round_id, actor=actor, actor_user=actor_user,
                                extras=[{"bet": bet, "kind": kind, "hand": hand, "cards": cards}])[0]

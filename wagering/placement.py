@@ -15,17 +15,25 @@ from django.utils import timezone
 
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, PlatformError
 from accounts.locks import lock_wallets_by_code
-from accounts.models import LedgerTransaction, Player
+from accounts.models import Operator, Player
 from accounts.money import parse_amount
-from accounts.services import Posting, post
 from tables.engine.seating import half_stake, may_take_seat, mirrored_stakes, why_no_bet_behind, why_no_seat
 from tables.exceptions import InvalidInput, NotFound
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
 from tables.services import event, table_houses
+from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, take
 
 from . import pg
-from .exceptions import BehindOwnSeat, BettingClosed, LimitExceeded, SeatNotAllowed, SeatTaken, SideBetUnavailable
+from .exceptions import (
+    BehindOwnSeat,
+    BettingClosed,
+    LimitExceeded,
+    SeatNotAllowed,
+    SeatTaken,
+    SideBetUnavailable,
+    wallet_refusal,
+)
 from .models import Bet
 from .validation import check_bet_request, json_safe, well_typed
 
@@ -48,12 +56,15 @@ class BetOutcome:
 
 
 class _Placement:
-    """One ``place_bets`` call: the round's context loaded once (players, locked wallets, limits,
+    """One ``place_bets`` pass: the round's context loaded once (players, locked wallets, limits,
     seats and the round's seat bets), then each request checked in turn against it, with balances
-    and seats kept up to date in memory as requests are accepted."""
+    and seats kept up to date in memory as requests are accepted. ``debits``: ``{movement key:
+    WalletMovement}``, the seamless stakes' debits as their operators answered them (None: the
+    pass that finds which debits to send); a seamless player's balance is the operator's business."""
 
-    def __init__(self, round_, requests):
+    def __init__(self, round_, requests, debits=None):
         self.round = round_
+        self.debits = debits
         self.table = round_.table
         self.rules = self.table.rules()
         self.minor_units = self.table.currency.minor_units
@@ -121,12 +132,15 @@ class _Placement:
         self._check_limits(bet_type, stake)
         placements = self._placements(player, bet_type, seat_no, stake)
         total = sum(s for _, s in placements)
-        if self.available.get(player.pk, 0) < total:
-            raise InsufficientFunds(f"player {player.game_code} has {self.available.get(player.pk, 0)}, "
-                                    f"the bet needs {total}")
+        wallet = self.wallets.get(player.pk)
+        if wallet is None or not wallet.journal and self.available[player.pk] < total:
+            raise InsufficientFunds(f"player {player.game_code} cannot cover {total}")
         record_id = request.get("record_id") or key
         if not isinstance(record_id, str) or record_id in self.record_ids:
             raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
+        if wallet.journal and self.debits is not None:
+            for i in range(len(placements)):
+                self._debited(debit_key(self.round, record_id + MIRROR * i))
         # table and currency set here, not left to CopiedForeignKey: wagering.pg inserts without the ORM
         bets = [Bet(round=self.round, table_id=self.table.pk, currency_id=self.table.currency_id, player=player,
                     type=bet_type, seat=n, stake=s, idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i,
@@ -134,6 +148,12 @@ class _Placement:
                 for i, (n, s) in enumerate(placements)]
         self._accept(player, bets)
         return bets
+
+    def _debited(self, key):
+        """Raise the refusal of the seamless stake debit ``key`` unless its operator answered OK."""
+        movement = self.debits.get(key)
+        if movement is None or movement.state != movement.State.OK:
+            raise wallet_refusal(getattr(movement, "status", ""))
 
     def _replay(self, key, player, bet_type, seat_no, stake):
         bet, mirror = self.existing[key], self.existing.get(key + MIRROR)
@@ -232,27 +252,71 @@ class _Placement:
                     self.taken.append(seat)
 
 
-@transaction.atomic
 def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=False):
-    """Place many bets on round ``round_id`` in one transaction; each request stands alone.
+    """Place many bets on round ``round_id``; each request stands alone.
 
-    ``bets``: a list of dicts ``{"key": str (the game server's idempotency key), "player": player
-    code, "type": Bet.Type, "stake": decimal string or Decimal, "seat": int or None, "record_id":
-    str or None (the bet's id in the round record; default the key)}``. Every accepted stake is
-    debited at once (ledger ``stake:<bet>``), all in ONE ledger ``post``. The rules: RULES 8
-    (types offered, shoe-round limits), the table's limits, RULES 6 and 9 (seats, behind, mirrors).
-    A key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
-    with another body is rejected with ``idempotency_conflict``.
+    ``bets``: a list of dicts ``{"key": str (the game server's idempotency key), "player": the
+    player's game code, "type": Bet.Type, "stake": decimal string or Decimal, "seat": int or None,
+    "record_id": str or None (the bet's id in the round record; default the key)}``. Every accepted
+    stake is taken at once through the wallet port: a transfer player's from the platform's
+    wallet (ledger ``stake:<bet>``, all in one posting), a seamless player's by a debit of its
+    operator's wallet first (all the batch's debits at once), the bet placed only once the debit
+    answered OK. The rules: RULES 8 (types offered, shoe-round limits), the table's limits, RULES 6
+    and 9 (seats, behind, mirrors). A key seen before returns its bet(s) with ``created=False`` and
+    no second debit; the same key with another body is rejected with ``idempotency_conflict``.
 
     Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
     ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds``,
     ``limit_exceeded``, ``seat_taken``, ``seat_not_allowed``, ``behind_own_seat``,
-    ``side_bet_unavailable``, ``idempotency_conflict``, ``invalid_input``) and a ``bet_rejected``
-    event. Raises ``NotFound`` for an unknown round. Each request's field types are checked first
+    ``side_bet_unavailable``, ``idempotency_conflict``, ``invalid_input``, and for seamless
+    players ``player_blocked`` and ``wallet_unavailable``) and a ``bet_rejected`` event. Raises
+    ``NotFound`` for an unknown round. Each request's field types are checked first
     (``wagering.validation.check_bet_request``; ``amounts_as_strings``: the API, stakes must be strings).
     """
+    debits = None
+    if _seamless_players_in(bets):
+        debits = send_debits(_open_debits(round_id, bets, amounts_as_strings).values())
+    return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
+
+
+def debit_key(round_, record_id):
+    """The key of the debit of a seamless stake: ``stake:<round>:<record id>`` (known before the bet is)."""
+    return f"stake:{round_.pk}:{record_id}"
+
+
+def _seamless_players_in(requests):
+    """True when a request of ``requests`` names a player of a seamless operator."""
+    seamless = list(Operator.objects.filter(wallet_mode=Operator.WalletMode.SEAMLESS).values_list("pk", flat=True))
+    codes = {r.get("player") for r in requests if isinstance(r, dict) and isinstance(r.get("player"), str)}
+    return bool(seamless and codes) and Player.objects.filter(game_code__in=codes, operator__in=seamless).exists()
+
+
+@transaction.atomic(durable=True)
+def _open_debits(round_id, requests, amounts_as_strings):
+    """The first pass: which requests would place bets, and the debits of their seamless stakes,
+    recorded before they are sent. Returns ``{key: WalletMovement}``."""
     round_ = lock_round(round_id, shared=True)
-    placement = _Placement(round_, bets)
+    placement = _Placement(round_, requests)
+    debits = []
+    for request in requests:
+        try:
+            check_bet_request(request, amounts_as_strings=amounts_as_strings)
+            fresh = request["key"] not in placement.existing
+            placed = placement.check(request)
+        except PlatformError:
+            continue
+        wallet = placement.wallets.get(placed[0].player_id)
+        if fresh and wallet.journal:
+            debits += [Debit(key=debit_key(round_, b.record_id), kind="stake", wallet=wallet, amount=b.stake,
+                             round_ref=str(round_.pk), table_ref=round_.table.code) for b in placed]
+    return open_debits(debits)
+
+
+@transaction.atomic
+def _place(round_id, bets, debits, actor, actor_user, amounts_as_strings):
+    """The pass that places: see ``place_bets``."""
+    round_ = lock_round(round_id, shared=True)
+    placement = _Placement(round_, bets, debits or {})
     outcomes, new, events = [], [], []
     for index, request in enumerate(bets):
         outcome = BetOutcome(index)
@@ -273,6 +337,7 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
                      player=s.player.game_code) for s in placement.taken]
     RoundEvent.objects.bulk_create(events, batch_size=2000)
+    takes = []
     if new:
         try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
             _insert_bets(round_, new, actor=actor, actor_user=actor_user)
@@ -280,9 +345,14 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
         wallets = placement.wallets
         houses = table_houses(round_.table, [wallets[b.player_id] for b in new])
-        post([Posting(key=b.stake_key(), kind=LedgerTransaction.Kind.STAKE, source=wallets[b.player_id],
-                      destination=houses[wallets[b.player_id].operator_id], amount=b.stake) for b in new])
+        takes = [Take(key=b.stake_key(), wallet=wallets[b.player_id], house=houses[wallets[b.player_id].operator_id],
+                      amount=b.stake, debit=debit_key(round_, b.record_id) if wallets[b.player_id].journal else None)
+                 for b in new]
+        take(takes)
         Seat.objects.bulk_update(placement.taken, ["player"])
+    kept = {t.debit for t in takes}
+    drop_debits([k for k, m in (debits or {}).items()
+                 if m.state == m.State.OK and m.ledger_key is None and k not in kept])
     return outcomes
 
 

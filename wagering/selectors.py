@@ -1,7 +1,8 @@
-"""Reads of bets that the player API and the operator admin (Bet Record) share: a player's bets
-with their money (staked with extras, returned, net), pages of rows, totals, the rounds a player
-played. Money is ``Decimal`` in the currency's major units. A bet's play (its replay) and its
-ledger entries are ``settlement.selectors``'s.
+"""Reads of bets that the player API, the operator API and the operator admin (Bet Record) share: a
+player's (or an operator's players') bets with their money (staked with extras, returned, net),
+pages of rows, totals, the rounds a player (or an operator's players) played. Money is ``Decimal``
+in the currency's major units. A bet's play (its replay) and its ledger entries are
+``settlement.selectors``'s.
 """
 
 from dataclasses import dataclass
@@ -57,6 +58,12 @@ def bet_detail_row(player, pk):
     return rows[0] if rows else None
 
 
+def bets_for_operator(operator):
+    """The bets of ``operator``'s players as ``bets_for_player`` gives a player's, with their
+    ``player``. Lists read ``bet_rows_for_operator`` instead."""
+    return _all_bets().filter(player__operator=operator).select_related("player")
+
+
 def extras_of(bet):
     """The extra stakes of ``bet`` (a ``bet_detail_row``) in id order, as dicts of ``kind``,
     ``hand``, ``amount``, ``key`` and ``created_at``; no query for a bet without any: its
@@ -73,12 +80,19 @@ def bet_rows_for_player(player):
     return _all_bet_rows().filter(player=player)
 
 
+def bet_rows_for_operator(operator):
+    """``bets_for_operator(operator).values(*OPERATOR_BET_ROW)``: the rows of a list."""
+    return _all_operator_bet_rows().filter(player__operator=operator)
+
+
 #: The values of a bet in a list (``bet_rows_for_player``): the bet, its ``extras_total``, its
 #: round's public fields, its table's code and variant and its currency's minor units (the page's
 #: rounds are joined; table and currency are small).
 BET_ROW = ("id", "type", "seat", "stake", "extras_total", "returned", "state", "outcome", "placed_at",
            "settled_at", "currency_id", "currency__minor_units", "table__code", "table__variant", "round_id",
            "round__external_id", "round__shoe_round", "round__state")
+#: ``BET_ROW`` and the player's code, for lists of many players' bets (``bet_rows_for_operator``).
+OPERATOR_BET_ROW = (*BET_ROW, "player__code")
 #: The values of a bet on its page (``bet_detail_row``): ``BET_ROW``, the bet's player, record id
 #: and follow flags, the correction and detail of its settlement (None before settlement), and
 #: its round's dealer cards (the round's record itself is not read: a boundless round's holds
@@ -103,6 +117,11 @@ def _all_bet_details():
 @cache
 def _all_bet_rows():
     return _all_bets().values(*BET_ROW)
+
+
+@cache
+def _all_operator_bet_rows():
+    return _all_bets().values(*OPERATOR_BET_ROW)
 
 
 @dataclass(frozen=True)
@@ -145,8 +164,18 @@ def bet_totals(bets):
 
 def rounds_for_player(player):
     """The rounds in which ``player`` has at least one bet, with their table and currency."""
-    return (Round.objects.filter(Exists(Bet.objects.filter(round=OuterRef("pk"), player=player)))
-            .select_related("table__currency"))
+    return _rounds_with(Bet.objects.filter(player=player))
+
+
+def rounds_for_operator(operator):
+    """The rounds in which one of ``operator``'s players has at least one bet, with their table and
+    currency."""
+    return _rounds_with(Bet.objects.filter(player__operator=operator))
+
+
+def _rounds_with(bets):
+    """The rounds holding at least one of ``bets`` (a ``Bet`` queryset), with their table and currency."""
+    return Round.objects.filter(Exists(bets.filter(round=OuterRef("pk")))).select_related("table__currency")
 
 
 #: The Bet Record CSV columns: (header, value path for ``values_list``).

@@ -1,5 +1,5 @@
-"""What the platform's APIs share: the strict JSON parser, the error format and the request fields
-that take their JSON type only.
+"""What the platform's APIs share: the strict JSON parsers, the error format, the request bodies and
+fields that take their JSON type only, and the ``Authorization: Bearer`` credential.
 
 Every error is ``{"code": "<stable code>", "detail": "<sentence>"}`` (plus ``"field"`` for
 ``invalid_record``), from the platform's named errors (``accounts.exceptions.PlatformError``: the
@@ -10,13 +10,16 @@ DRF's own (authentication, permission, parsing).
 import json
 import math
 import re
+from collections.abc import Mapping
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions as drf
 from rest_framework import serializers
+from rest_framework.authentication import get_authorization_header
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -47,11 +50,15 @@ class SafeJSONParser(JSONParser):
     UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a body nested too deep for the
     decoder (``RecursionError``) or too large (``RequestDataTooBig``)."""
 
+    #: ``json.loads``'s ``object_pairs_hook`` (None: a repeated key keeps its last value).
+    object_pairs_hook = None
+
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             text = stream.read().decode(encoding)
-            data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+            data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant,
+                              object_pairs_hook=self.object_pairs_hook)
             if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
                 json.dumps(data, ensure_ascii=False).encode("utf-8")
             return data
@@ -66,6 +73,39 @@ class SafeJSONParser(JSONParser):
                                  "with no UTF-8 form") from None
         except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
             raise drf.ParseError(f"JSON parse error - {e}") from None
+
+
+def _object_of_unique_keys(pairs):
+    """A JSON object's ``(key, value)`` pairs as a dict; ``ValueError`` when a key repeats."""
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"key {key[:64]!r} appears twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
+class StrictJSONParser(SafeJSONParser):
+    """``SafeJSONParser`` that also refuses an object with a repeated key (``{"amount": "1.00",
+    "amount": "100.00"}``: which one was meant?) as a ``ParseError`` (400 ``invalid_input``)."""
+
+    object_pairs_hook = staticmethod(_object_of_unique_keys)
+
+
+def bearer_credential(request):
+    """The credential of ``Authorization: Bearer <credential>`` (case-insensitive keyword), a str of
+    printable ASCII of at most 200 characters; None when the header is absent or of another
+    scheme. ``AuthenticationFailed`` (401) for a Bearer header without exactly one such credential."""
+    words = get_authorization_header(request).split()
+    if not words or words[0].lower() != b"bearer":
+        return None
+    try:
+        credential = words[1].decode("ascii") if len(words) == 2 else ""
+    except UnicodeDecodeError:
+        credential = ""
+    if not credential or len(credential) > 200 or not credential.isprintable():
+        raise drf.AuthenticationFailed("Invalid Authorization header: expected 'Bearer <credential>'.")
+    return credential
 
 
 def _flatten(detail):
@@ -134,6 +174,28 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+class StrictSerializer(serializers.Serializer):
+    """A request body: a JSON object of the declared fields only; any other key is refused (400,
+    named in the detail), and the schema says so (``additionalProperties: false``)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(str(key)[:64] for key in set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({key: "unknown field" for key in unknown[:10]})
+        return super().to_internal_value(data)
+
+
+class StrictSerializerExtension(OpenApiSerializerExtension):
+    """The OpenAPI schema of every ``StrictSerializer``: its fields, and no other property."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        return {**auto_schema._map_basic_serializer(self.target, direction), "additionalProperties": False}
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -92,7 +92,8 @@ def test_other_players_rows_answer_404(api, bob, premium_round):
     "date_from=2026-13-01", "date_from=yesterday", "tz=Mars/Olympus", "tz=../../etc/passwd", "variant=poker",
     "round=abc", "round=99999999999999999999999", "round=-1", "round=1.5", "page_size=0", "page_size=201",
     "page_size=x", "cursor=garbage", "cursor=WyJuIiwgWzFdXQ", "cursor=", "sort=id", "table=a%00b",
-    "tz=Europe/Berlin%00", "%00=1", "type=main&unknown=1", "format=api",
+    "tz=Europe/Berlin%00", "%00=1", "type=main&unknown=1", "format=api", "table=a&table=b",
+    "page_size=5&page_size=5", "cursor=x&cursor=y",
 ])
 def test_malformed_queries_answer_400(api, premium_round, query):
     response = api.get(f"/api/v1/bets/?{query}")

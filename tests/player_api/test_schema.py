@@ -2,14 +2,11 @@
 Schemathesis drives every player endpoint against it (no 5xx, every response as documented)."""
 
 import pytest
-import schemathesis
 from django.core.management import call_command
-from django.core.signals import request_finished, request_started
-from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
-from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
+
+from tests.schema_support import live_schema
 
 pytestmark = pytest.mark.django_db
 
@@ -17,19 +14,16 @@ pytestmark = pytest.mark.django_db
 def test_spectacular_validates_without_warnings(tmp_path):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
     text = (tmp_path / "schema.yaml").read_text()
-    assert "/api/v1/bets/" in text and "Your bets" in text
+    assert "/api/v1/bets/" in text and "Your bets" in text and "/api/operator/v1/transfers/" in text
     assert "Base of the" not in text and "``" not in text  # no code docstrings in the API docs
 
 
-# The live schema, served by the project's WSGI app (loaded at collection, before the test hosts are set).
-with override_settings(ALLOWED_HOSTS=["localhost"]):
-    schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application()).include(
-        path_regex=r"^/api/v1/")
+schema = live_schema(r"^/api/v1/")
 
 
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-def test_player_api_conforms(case, django_settings, api, premium_round, boundless_round):
+def test_player_api_conforms(case, schema_settings, api, premium_round, boundless_round):
     """Every player endpoint, as alice (who has bets, a settled and an unsettled round), the throttle
     off (Schemathesis sends hundreds of requests). A cursor is an opaque token only the API makes:
     a made-up one is schema-valid yet rightly refused (400), as is a date_from after date_to, so
@@ -49,16 +43,3 @@ def test_player_api_conforms(case, django_settings, api, premium_round, boundles
     if response.status_code == 409:  # valid, but an earlier example already disputed that bet
         excluded.append(positive_data_acceptance)
     case.validate_response(response, headers=headers, excluded_checks=excluded)
-
-
-@pytest.fixture
-def django_settings(settings):
-    """Test hosts, no throttle, and the WSGI app kept from closing the test's database connection
-    at the end of each request (as Django's test client does)."""
-    settings.ALLOWED_HOSTS = ["localhost", "testserver"]
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"player": None}}
-    for signal in (request_started, request_finished):
-        signal.disconnect(close_old_connections)
-    yield settings
-    for signal in (request_started, request_finished):
-        signal.connect(close_old_connections)

@@ -2,12 +2,12 @@
 
 import pytest
 
-from accounts.reconcile import reconcile
+from wallets.reconcile import reconcile
 
 
 @pytest.fixture(autouse=True)
 def ledger_reconciles(request):
-    """After each database test: ``accounts.reconcile.reconcile`` finds no breach."""
+    """After each database test: ``wallets.reconcile.reconcile`` finds no breach."""
     yield
     if request.node.get_closest_marker("django_db"):
         report = reconcile()

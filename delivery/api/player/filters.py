@@ -35,9 +35,9 @@ class IdFilter(filters.NumberFilter):
         super().__init__(*args, min_value=1, max_value=MAX_ID, **kwargs)
 
 
-@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 32})
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 32, "pattern": r"^[^\x00]*$"})
 class CodeFilter(filters.CharFilter):
-    """A table code: 1 to 32 characters."""
+    """A table code: 1 to 32 characters, no NUL (no query parameter holds one)."""
 
 
 class TimeZoneField(forms.CharField):
@@ -101,14 +101,14 @@ class BetFilter(filters.FilterSet):
         model = Bet
         fields = []
 
-    _form_class = None
-
     def get_form_class(self):
-        """django-filter's form class, built once (it builds a new class with new fields for each
-        request otherwise; the form copies the fields it is given anyway)."""
-        if self._form_class is None:
-            type(self)._form_class = super().get_form_class()
-        return self._form_class
+        """django-filter's form class, built once per filter set class, a subclass's of its own
+        fields (it builds a new class with new fields for each request otherwise; the form copies
+        the fields it is given anyway)."""
+        filterset = type(self)
+        if "_form_class" not in filterset.__dict__:
+            filterset._form_class = super().get_form_class()
+        return filterset._form_class
 
     def zone(self):
         """The requested ``ZoneInfo`` (UTC when none)."""

@@ -39,6 +39,7 @@ class KeysetPagination(BasePagination):
     #: Reads a page from its sliced queryset: ``list``, or e.g. ``accounts.sql.values_rows``.
     fetch = staticmethod(list)
     cursor_query_param = "cursor"
+    cursor_description = "Opaque position from a next/previous link."
     page_size_query_param = "page_size"
 
     @property
@@ -141,14 +142,14 @@ class KeysetPagination(BasePagination):
     def get_schema_operation_parameters(self, view):
         return [
             {"name": self.cursor_query_param, "in": "query", "required": False,
-             "description": "Opaque position from a next/previous link.",
-             "schema": {"type": "string", "minLength": 1}},
+             "description": self.cursor_description, "schema": {"type": "string", "minLength": 1}},
             {"name": self.page_size_query_param, "in": "query", "required": False,
              "description": f"Results per page (default {self.page_size}).",
              "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size}},
         ]
 
     def get_paginated_response_schema(self, schema):
-        link = {"type": "string", "format": "uri", "nullable": True}
+        # "example": drf-spectacular shows an operation's example row in a page of this shape
+        link = {"type": "string", "format": "uri", "nullable": True, "example": None}
         return {"type": "object", "required": ["next", "previous", "results"],
                 "properties": {"next": link, "previous": link, "results": schema}}

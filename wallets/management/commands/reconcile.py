@@ -1,8 +1,8 @@
-"""``python manage.py reconcile``: check every ledger invariant; exit 1 on any breach."""
+"""``python manage.py reconcile``: check every ledger invariant and the seamless wallets'; exit 1 on any breach."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.reconcile import reconcile
+from wallets.reconcile import reconcile
 
 
 class Command(BaseCommand):

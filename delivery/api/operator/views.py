@@ -1,0 +1,174 @@
+"""Operator API views (``/api/operator/v1/``): thin wrappers over the operator services
+(``accounts.operators``) and the selectors (``wagering.selectors``, ``accounts.selectors``,
+``settlement.selectors``), one call each. A key acts on its own operator's players and data only:
+another operator's player, session, bet or round answers 404, exactly like one that does not exist.
+
+Errors are ``{"code": ..., "detail": ...}`` (``delivery.api.base``): 400 ``invalid_input`` (a body
+field missing, unknown, repeated or of the wrong JSON type, unknown or repeated query parameters,
+NUL bytes, a bad cursor), ``invalid_amount``, ``currency_not_allowed``; 401 ``not_authenticated`` /
+``authentication_failed``; 404 ``not_found``; 409 ``insufficient_funds``, ``idempotency_conflict``,
+``wrong_wallet_mode``; 429 ``throttled``. Nothing is written when one is answered, except the
+call's audit row.
+"""
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions as drf
+from rest_framework import status
+from rest_framework.response import Response
+
+from accounts.models import LedgerEntry, OperatorAPIKey
+from accounts.operators import balances, open_session, player_of, record_call, revoke_session, transfer, upsert_player
+from accounts.selectors import statement_entries
+from delivery.api.base import ID_PARAMETER, StrictAPIView
+from delivery.api.common import ErrorSerializer, StrictJSONParser
+from delivery.api.player.bet_list import BetList
+from settlement.selectors import round_public
+from wagering import selectors
+
+from . import examples
+from . import serializers as s
+from .authentication import IsOperator, OperatorKeyAuthentication
+from .filters import OperatorBetFilter
+from .pagination import StatementPagination
+from .throttles import OperatorKeyThrottle
+
+
+def errors(*codes):
+    """The documented error answers of an operation: 400, 401 and 429 and ``codes``."""
+    return {code: ErrorSerializer for code in sorted({400, 401, 429, *codes})}
+
+
+CODE_PARAMETER = OpenApiParameter("code", {"type": "string", "pattern": s.CODE_PATTERN, "maxLength": 64},
+                                  OpenApiParameter.PATH, description="The player's code.")
+TOKEN_PARAMETER = OpenApiParameter("token", {"type": "string", "minLength": 1, "maxLength": 200},
+                                   OpenApiParameter.PATH, description="The session's token.")
+
+
+class OperatorAPIView(StrictAPIView):
+    """Base of the operator views: an operator's API key (``request.auth``; the operator is
+    ``self.operator``), the per-key throttle, JSON bodies without repeated keys, and
+    ``StrictAPIView``'s JSON, errors and strict query strings. Every answer to a request with a
+    usable key, refusals included, writes one ``OperatorAPICall`` (``record_call``)."""
+
+    authentication_classes = [OperatorKeyAuthentication]
+    permission_classes = [IsOperator]
+    throttle_classes = [OperatorKeyThrottle]
+    throttle_scope = "operator"
+    parser_classes = [StrictJSONParser]
+
+    @property
+    def operator(self):
+        return self.request.auth.operator
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        try:
+            key = request.auth
+        except drf.APIException:  # authentication failed: no usable key to name
+            key = None
+        if isinstance(key, OperatorAPIKey):
+            record_call(key=key, method=request.method, path=request.path, status=response.status_code)
+        return response
+
+
+class PlayersView(OperatorAPIView):
+    @extend_schema(request=s.PlayerRequestSerializer, responses={201: s.OperatorPlayerSerializer,
+                                                                200: s.OperatorPlayerSerializer, **errors()},
+                   examples=examples.UPSERT_PLAYER,
+                   summary="Create a player (201) or update it (200) to the body: account kind, display name, "
+                           "currencies")
+    def post(self, request):
+        player, created = upsert_player(operator=self.operator, **self.body(s.PlayerRequestSerializer))
+        return Response(s.OperatorPlayerSerializer(player).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class PlayerView(OperatorAPIView):
+    @extend_schema(parameters=[CODE_PARAMETER], responses={200: s.OperatorPlayerSerializer, **errors(404)},
+                   examples=examples.PLAYER_DETAIL, summary="One of your players")
+    def get(self, request, code):
+        return Response(s.OperatorPlayerSerializer(player_of(self.operator, code)).data)
+
+
+class BalanceView(OperatorAPIView):
+    @extend_schema(parameters=[CODE_PARAMETER], responses={200: s.BalancesSerializer, **errors(404, 409)},
+                   examples=examples.BALANCES,
+                   summary="A player's wallet balances (transfer mode; a seamless operator holds its own)")
+    def get(self, request, code):
+        wallets = balances(self.operator, code)
+        return Response(s.BalancesSerializer({"player": code, "balances": wallets}).data)
+
+
+class SessionsView(OperatorAPIView):
+    @extend_schema(request=s.SessionRequestSerializer, responses={201: s.SessionSerializer, **errors(404)},
+                   examples=examples.OPEN_SESSION,
+                   summary="Open a player API session for a player in one currency; the token is shown once")
+    def post(self, request):
+        session, token = open_session(operator=self.operator, **self.body(s.SessionRequestSerializer))
+        return Response(s.SessionSerializer({"token": token, "expires_at": session.expires_at,
+                                             "idle_timeout_seconds": settings.PLAYER_SESSION_IDLE_SECONDS}).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class SessionView(OperatorAPIView):
+    @extend_schema(parameters=[TOKEN_PARAMETER], request=None, responses={204: None, **errors(404)},
+                   examples=examples.REVOKE_SESSION,
+                   summary="End a session now (idempotent); the player API refuses it at once")
+    def delete(self, request, token):
+        revoke_session(operator=self.operator, token=token)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TransfersView(OperatorAPIView):
+    @extend_schema(request=s.TransferRequestSerializer, responses={201: s.TransferSerializer,
+                                                                  200: s.TransferSerializer, **errors(404, 409)},
+                   examples=examples.TRANSFERS,
+                   summary="Move money into or out of a player's wallet (transfer mode), idempotent on transfer_id")
+    def post(self, request):
+        transaction, entry, created = transfer(operator=self.operator, **self.body(s.TransferRequestSerializer))
+        return Response(s.TransferSerializer(s.transfer_row(transaction, entry)).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class BetListView(BetList, OperatorAPIView):
+    filterset_class = OperatorBetFilter
+
+    def bets(self):
+        return selectors.bets_for_operator(self.operator)
+
+    def get_queryset(self):
+        return selectors.bet_rows_for_operator(self.operator)
+
+    def row(self, row, zone):
+        return s.operator_bet_row(row, zone)
+
+    @extend_schema(responses={200: s.OperatorBetSerializer(many=True), **errors()}, examples=examples.BETS,
+                   summary="Your players' bets, newest first, as the player API lists them, and by player")
+    def get(self, request):
+        return self.list_bets()
+
+
+class RoundView(OperatorAPIView):
+    @extend_schema(parameters=[ID_PARAMETER], responses={200: s.OperatorRoundSerializer, **errors(404)},
+                   examples=examples.ROUND,
+                   summary="A round your players had bets in: its public cards and result, and their bets")
+    def get(self, request, id):  # noqa: A002 (the path's {id})
+        round_ = self.owned(selectors.rounds_for_operator(self.operator), id)
+        round_.result = round_public(round_)
+        round_.bets_of_operator = selectors.bets_for_operator(self.operator).filter(round=round_)
+        return Response(s.OperatorRoundSerializer(round_).data)
+
+
+class StatementView(OperatorAPIView):
+    pagination_class = StatementPagination
+    queryset = LedgerEntry.objects.none()
+
+    def get_queryset(self):
+        return statement_entries(self.operator)
+
+    @extend_schema(responses={200: s.StatementEntrySerializer(many=True), **errors()}, examples=examples.STATEMENT,
+                   summary="Your statement: every entry on your players' wallets, oldest first, after the cursor")
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(s.StatementEntrySerializer(page, many=True).data)

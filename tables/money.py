@@ -1,0 +1,35 @@
+"""A round's money as the wallet port takes it: each movement of a bet's money between a player's
+wallet and the table's house account of the player's operator, named per bet for the ledger and
+per player and round for a seamless operator's wallet (``wallets.port.Move``)."""
+
+from accounts.selectors import player_wallets
+from wallets.port import Closing, Move
+
+from .services import table_houses
+
+
+def round_money(round_, players):
+    """``(wallets, houses)`` of ``players`` (player ids) at ``round_``'s table: ``{player_id: wallet}``
+    in its currency and ``{operator id: house account}``."""
+    wallets = player_wallets(players, round_.table.currency)
+    return wallets, table_houses(round_.table, wallets.values())
+
+
+def bet_move(round_, wallets, houses, *, key, group, kind, ledger_kind, player, amount, to_player=True, bet=None,
+             memo=""):
+    """The ``Move`` of ``amount`` (> 0) of ``round_``'s ``player`` (id) under ledger ``key``, one of the
+    movements ``<group>:<round>:<player>`` of protocol ``kind`` (``payout``, ``refund``, ``resettle``,
+    ``correction``) of a seamless operator's wallet."""
+    wallet = wallets[player]
+    return Move(key=key, group=f"{group}:{round_.pk}:{player}", kind=kind, ledger_kind=ledger_kind, wallet=wallet,
+                house=houses[wallet.operator_id], amount=amount, to_player=to_player, bet=bet,
+                round_ref=str(round_.pk), table_ref=round_.table.code, memo=memo)
+
+
+def round_closing(round_, players, *, group="payout", bets_of=None):
+    """The ``Closing`` of ``round_`` for ``players`` (player ids): a seamless player with no
+    ``group`` movement gets one of 0.00 (docs/wallet-api.md: the round is closed for them);
+    ``bets_of``: ``{player_id: [bet ids]}``."""
+    return Closing(players=frozenset(players), currency=round_.table.currency,
+                   group_of=lambda player: f"{group}:{round_.pk}:{player}", kind=group,
+                   round_ref=str(round_.pk), table_ref=round_.table.code, bets_of=bets_of or {})

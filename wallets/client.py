@@ -1,0 +1,134 @@
+"""Calls to an operator's wallet over HTTP (docs/wallet-api.md, "Transport", "Statuses"): the signed
+body of each call, its sending, and what its answer means.
+
+``POST {wallet_url}/{call}``, a JSON body with a new ``request_id`` and ``sent_at`` per attempt,
+``X-Signature``: hex HMAC-SHA256 of the raw body with the operator's wallet secret. An answer is
+known only when it is HTTP 200 with a JSON object whose ``status`` is one of ``STATUSES``;
+anything else (a timeout, a connection error, another HTTP status, a body that is no such JSON) is
+an unknown outcome: the operator may or may not have applied the call.
+"""
+
+import asyncio
+import hashlib
+import hmac
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+import aiohttp
+from django.conf import settings
+from django.utils import timezone
+
+STATUSES = frozenset({"OK", "INSUFFICIENT_FUNDS", "PLAYER_BLOCKED", "LIMIT_EXCEEDED", "DUPLICATE_TRANSACTION",
+                      "ROLLED_BACK", "UNKNOWN_TRANSACTION"})
+#: What the platform reads from a known status, by call: ``ok`` (applied; a rollback of a debit
+#: never seen is done too: the operator keeps a tombstone), ``refused`` (a debit not applied: a
+#: stake is rejected), ``failed`` (never retried: for operators to resolve).
+READING = {
+    "debit": {"OK": "ok", "INSUFFICIENT_FUNDS": "refused", "PLAYER_BLOCKED": "refused", "LIMIT_EXCEEDED": "refused",
+              "ROLLED_BACK": "refused", "DUPLICATE_TRANSACTION": "failed"},
+    "credit": {"OK": "ok", "DUPLICATE_TRANSACTION": "failed"},
+    "rollback": {"OK": "ok", "UNKNOWN_TRANSACTION": "ok", "DUPLICATE_TRANSACTION": "failed"},
+}
+
+
+def transaction_id(key):
+    """The operator-side id of the movement ``key``: ``<WALLET_INSTALLATION_ID>:<key>``."""
+    return f"{settings.WALLET_INSTALLATION_ID}:{key}"
+
+
+def money(amount, minor_units):
+    """``amount`` (``Decimal``) as the protocol writes money: a string with exactly ``minor_units`` decimals."""
+    return f"{amount:.{minor_units}f}"
+
+
+def sign(body, secret):
+    """Hex HMAC-SHA256 of ``body`` (bytes) with ``secret`` (str): the ``X-Signature`` header."""
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Answer:
+    """What one attempt of a call gave: ``outcome`` (``ok``, ``refused``, ``failed``, ``unknown``),
+    the operator's ``status`` and ``balance`` (None when unknown), ``http_status`` and ``body`` (the
+    decoded JSON, or the text; None without a response), ``error`` (why the outcome is unknown or
+    failed), and the attempt itself: ``request`` (the body sent), ``request_id``, ``sent_at``,
+    ``duration_ms``."""
+
+    outcome: str
+    status: str | None
+    balance: Decimal | None
+    http_status: int | None
+    body: object
+    error: str
+    request: dict
+    request_id: uuid.UUID
+    sent_at: datetime
+    duration_ms: int
+
+
+def _prepared(operator, call, fields):
+    """``(url, body bytes, headers, request dict, request_id, sent_at)`` of one attempt."""
+    request_id, sent_at = uuid.uuid4(), timezone.now()
+    request = {**fields, "request_id": str(request_id), "sent_at": sent_at.isoformat().replace("+00:00", "Z")}
+    body = json.dumps(request, separators=(",", ":")).encode()
+    headers = {"Content-Type": "application/json", "X-Signature": sign(body, operator.wallet_secret)}
+    return f"{operator.wallet_url.rstrip('/')}/{call}", body, headers, request, request_id, sent_at
+
+
+def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error=""):
+    """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``."""
+    duration = int((time.monotonic() - started) * 1000)
+    body, status, balance, outcome = None, None, None, "unknown"
+    if http_status is not None:
+        try:
+            body = json.loads(content)
+        except ValueError:
+            body, error = content[:2000].decode(errors="replace"), error or "the answer is not JSON"
+        if http_status != 200:
+            error = error or f"HTTP {http_status}"
+        elif not isinstance(body, dict) or body.get("status") not in STATUSES:
+            error = error or "the answer has no known status"
+        else:
+            status = body["status"]
+            outcome = READING[call].get(status, "unknown")
+            if outcome == "unknown":
+                error = f"{status} is no answer to a {call}"
+            try:
+                balance = Decimal(str(body["balance"])) if body.get("balance") is not None else None
+            except (InvalidOperation, ValueError):
+                balance = None
+    return Answer(outcome, status, balance, http_status, body, error, request, request_id, sent_at, duration)
+
+
+async def _send(session, limit, operator, call, fields):
+    """One attempt of ``call`` with ``fields`` through ``session`` (an ``aiohttp.ClientSession``),
+    at most ``limit`` (a semaphore) at once, within the operator's timeout."""
+    async with limit:
+        url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
+        started = time.monotonic()
+        try:
+            async with session.post(url, data=body, headers=headers,
+                                    timeout=aiohttp.ClientTimeout(total=operator.wallet_timeout_ms / 1000)) as response:
+                content = await response.read()
+        except (aiohttp.ClientError, TimeoutError) as e:
+            return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
+        return _answer(call, request, request_id, sent_at, started, response.status, content)
+
+
+def send_many(operator, calls):
+    """Send every ``(call, fields)`` of ``calls`` (``debit``, ``credit``, ``rollback``) to
+    ``operator``'s wallet at once, at most its ``wallet_concurrency`` (default
+    ``WALLET_CONCURRENCY``) in flight, over one pool of kept-alive connections. Returns the
+    ``Answer`` of each, in order; never raises for the network or an answer (those are unknown
+    outcomes)."""
+    concurrency = operator.wallet_concurrency or settings.WALLET_CONCURRENCY
+
+    async def run():
+        limit = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+            return await asyncio.gather(*(_send(session, limit, operator, call, fields) for call, fields in calls))
+    return asyncio.run(run()) if calls else []
