@@ -168,8 +168,8 @@ def _players(cur, accounts):
                    SELECT id, %(operator)s, username, username, 'real', '', now() FROM auth_user
                    WHERE username LIKE 'bench-p-%%'""", accounts)
     cur.execute("""INSERT INTO accounts_account (kind, operator_id, currency_id, player_id, name, balance,
-                                                 negative_flagged, created_at)
-                   SELECT 'wallet', %(operator)s, 'EUR', id, '', %(deposit)s, false, now() FROM accounts_player
+                                                 negative_flagged, journal, created_at)
+                   SELECT 'wallet', %(operator)s, 'EUR', id, '', %(deposit)s, false, false, now() FROM accounts_player
                    WHERE code LIKE 'bench-p-%%'""", {**accounts, "deposit": DEPOSIT})
     cur.execute("""WITH t AS (INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
                               SELECT 'bench-deposit:' || a.id, 'deposit', 'EUR', '', now()
