@@ -97,6 +97,16 @@ def number_array(values):
     return "{" + ",".join(map(str, values)) + "}"
 
 
+def values_list_rows(queryset, *, planner=None):
+    """The rows of a ``.values_list()`` queryset as tuples, on PostgreSQL run with ``planner``
+    settings (``execute_binary``; e.g. ``BY_KEY`` for a join reaching thousands of rows of a big
+    table by key) inside a transaction; elsewhere, on another alias, or outside a transaction,
+    the queryset's own rows."""
+    if connection.vendor != "postgresql" or queryset.db != connection.alias or connection.get_autocommit():
+        return list(queryset)
+    return _compiled_rows(queryset, planner=planner)
+
+
 def values_rows(queryset):
     """The rows of a ``.values()`` queryset (a list of dicts, as iterating it gives), on PostgreSQL
     run as a prepared statement: parsed and planned once per connection and query shape instead
@@ -105,16 +115,23 @@ def values_rows(queryset):
     ``execute_binary`` runs on (a read replica), the queryset is simply iterated."""
     if connection.vendor != "postgresql" or queryset.db != connection.alias:
         return list(queryset)
-    query = queryset.query
-    compiler = query.get_compiler(queryset.db)
+    return [dict(zip(_names(queryset.query), row)) for row in _compiled_rows(queryset, prepare=True)]
+
+
+def _compiled_rows(queryset, **options):
+    """The rows (tuples, the fields' converters applied) of ``queryset`` compiled by Django and run
+    by ``execute_binary(**options)``."""
+    compiler = queryset.query.get_compiler(queryset.db)
     sql, params = compiler.as_sql()
-    rows = execute_binary(sql, params, prepare=True)
+    rows = execute_binary(sql, params, **options)
     converters = compiler.get_converters([column[0] for column in compiler.select[:compiler.col_count]])
-    if converters:
-        rows = compiler.apply_converters(rows, converters)
-    names = list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
-                                                           *query.annotation_select]
-    return [dict(zip(names, row)) for row in rows]
+    return list(compiler.apply_converters(rows, converters)) if converters else rows
+
+
+def _names(query):
+    """The names of a ``.values()`` query's columns, in their order."""
+    return list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
+                                                          *query.annotation_select]
 
 
 def shaped_rows(shape, build, values):
@@ -141,10 +158,7 @@ def shaped_rows(shape, build, values):
         if not all(places):
             raise ValueError(f"{shape}: a value does not reach the SQL as it is")
         converters = compiler.get_converters([column[0] for column in compiler.select[:compiler.col_count]])
-        query = queryset.query
-        names = list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
-                                                               *query.annotation_select]
-        template = _TEMPLATES[shape] = (sql, list(params), places, list(converters.items()), names)
+        template = _TEMPLATES[shape] = (sql, list(params), places, list(converters.items()), _names(queryset.query))
     sql, params, places, converters, names = template
     params = list(params)
     for value, where in zip(values, places):
@@ -185,4 +199,5 @@ def select_list(model, alias, names=None):
 def instances(model, rows, names=None):
     """Model instances of ``rows`` (tuples of the columns ``select_list(model, alias, names)`` lists),
     as a queryset makes them; the fields not in ``names`` are deferred (loaded if read)."""
-    return [model.from_db(connection.alias, names, row) for row in rows]
+    alias = connection.alias  # read once: each read goes through a thread-local
+    return [model.from_db(alias, names, row) for row in rows]

@@ -35,6 +35,26 @@ class SettlementDetail(models.Model):
         return f"settlement detail {self.pk} of round {self.round_id} (correction {self.correction})"
 
 
+class PendingSettlement(models.Model):
+    """The settlement of a RESULTED ``round`` as the engine computed it when its record was taken
+    (``settlement.plans``): per distinct kind of bet its detail, outcome and return (``details``:
+    ``[[detail, outcome, "returned"], ...]``), and per bet, in the record's order, its pk, its
+    player and its kind (``bets``, ``players``, ``kinds``: comma-separated integers, compact for
+    the thousands of bets of a boundless round); the round's ``totals``: ``["staked", "returned"]``
+    (decimal strings as the engine writes them). Written by ``settlement.results.record_result``,
+    read and deleted when the round is settled (``settlement.services.settle_round``) or voided."""
+
+    round = models.OneToOneField(Round, on_delete=models.PROTECT, primary_key=True, related_name="+")
+    bets = models.TextField()
+    players = models.TextField()
+    kinds = models.TextField()
+    details = models.JSONField()
+    totals = models.JSONField()
+
+    def __str__(self):
+        return f"pending settlement of round {self.round_id}"
+
+
 class RoundCorrection(models.Model):
     """A corrected round record after a proven misread card (RULES 10), kept beside the original
     (``Round.record`` never changes): ``sequence`` 1, 2, … per round; the round's effective record is

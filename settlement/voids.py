@@ -22,7 +22,7 @@ from wagering.closing import refund_bets
 from wagering.models import Bet
 from wallets.port import move
 
-from . import audit
+from . import audit, plans
 from .models import OperatorAction
 from .services import flag_negative
 
@@ -72,6 +72,8 @@ def _reverse_locked(round_, label, user):
 def _void_locked(round_, reason, label, user):
     """Void a locked round (see ``void_round``); returns it. Raises ``IllegalTransition``."""
     settled = round_.state == State.SETTLED
+    if round_.state == State.RESULTED:
+        plans.forget(round_)  # its settlement, now never written
     round_.transition(State.VOIDED)
     if settled:
         events = _reverse_locked(round_, label, user)

@@ -2,7 +2,8 @@
 worker process on PostgreSQL.
 
 Builds a boundless round with PLAYERS players (a main bet and two side bets each: 3 x PLAYERS bets)
-and a premium round with 7 seats and 200 bets behind, stakes debited through the ledger; then sends
+and a premium round with 7 seats and 200 bets behind, stakes debited through the ledger, their
+records taken by ``record_result`` as the game server's are (its time is printed too); then sends
 each round's task to one subprocess worker (``-P solo`` on its own queue, so the task runs in the
 process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED, once the
 set-up's writes are vacuumed and analyzed (``common.quiesce``, as autovacuum would soon after a
@@ -24,6 +25,7 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
+from unittest import mock
 
 from tests.bench.common import Clock, funded_wallets, quiesce, report, setup, sized, verdict
 
@@ -38,10 +40,24 @@ def _stake_everything(round_, bets, wallets, house):
     post([Posting(f"stake:{b.pk}", "stake", wallets[b.player_id], house, b.stake) for b in bets])
 
 
-def _boundless(table, players, wallets, house, name):
+def _take(round_, record):
+    """Take ``record`` for the CLOSED ``round_`` as the game server does (``record_result``), its
+    settle task not queued (the benchmark sends it to its own worker); returns the seconds taken."""
+    from settlement.results import record_result
+    from settlement.tasks import settle_round
+
+    start = time.perf_counter()
+    with mock.patch.object(settle_round, "delay_on_commit"):
+        record_result(round_id=round_.pk, record=record)
+    return time.perf_counter() - start
+
+
+def _boundless(table, players, wallets, house, name, taken=None):
     """A RESULTED boundless round: per player a main bet (hit / stand / surrender / auto-play) and
     two side bets, placed then accepted by ``close_betting`` (so the bets' rows carry the old
-    versions a real round's have). Dealer 7D TC (17); shared player cards TH 6C 5S. Returns the round."""
+    versions a real round's have). Dealer 7D TC (17); shared player cards TH 6C 5S. Its record is
+    taken by ``record_result`` (``_take``, the seconds added to ``taken[name]``), or, without
+    ``taken``, stored as it is (the floor's copy). Returns the round."""
     from tables.models import Round
     from tables.services import open_round
     from wagering.closing import close_betting
@@ -65,12 +81,16 @@ def _boundless(table, players, wallets, house, name):
     close_betting(round_id=round_.pk)
     record = {"format": "round-record/1", "variant": "boundless", "round": name, "shoe_round": round_.shoe_round,
               "currency": "EUR", "dealer": ["7D", "TC"], "player_cards": ["TH", "6C", "5S"], "bets": items}
-    Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, resulted_at=round_.opened_at)
+    if taken is None:
+        Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, resulted_at=round_.opened_at)
+    else:
+        taken[name] = _take(round_, record)
     return Round.objects.get(pk=round_.pk)
 
 
 def _premium(table, players, wallets, house, name):
-    """A RESULTED premium round: 7 seated hands that stand, 200 bets behind spread over the seats."""
+    """A RESULTED premium round: 7 seated hands that stand, 200 bets behind spread over the seats,
+    its record taken by ``record_result``."""
     from tables.models import Round
     from tables.services import open_round
     from wagering.models import Bet
@@ -96,8 +116,8 @@ def _premium(table, players, wallets, house, name):
     _stake_everything(round_, bets, wallets, house)
     record = {"format": "round-record/1", "variant": "premium", "round": name, "shoe_round": round_.shoe_round,
               "currency": "EUR", "dealer": ["9S", "8D"], "seats": seats, "bets": items}
-    Round.objects.filter(pk=round_.pk).update(state="resulted", record=record, closed_at=round_.opened_at,
-                                              resulted_at=round_.opened_at)
+    Round.objects.filter(pk=round_.pk).update(state="closed", closed_at=round_.opened_at)
+    _take(round_, record)
     return Round.objects.get(pk=round_.pk)
 
 
@@ -227,7 +247,8 @@ def main():
     houses = {v: ledger.house_account(name=t.house_name, currency=eur, operator=ledger.default_operator())
               for v, t in tables.items()}
 
-    boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}")
+    taken = {}
+    boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}", taken)
     floor_copy = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"F-{run}")
     premium = _premium(tables["premium"], players, wallets, houses["premium"], f"P-{run}")
     n_boundless = boundless.bets.count()
@@ -258,6 +279,7 @@ def main():
            f"(boundless {PLAYERS:,} players, {n_boundless:,} bets; premium 7 seats + {BEHIND} behind)", [
         ("boundless round: bets settled per second", n_boundless / s["boundless"], "bets/s"),
         ("boundless round: send to SETTLED", s["boundless"], "s"),
+        ("  before: its record taken (record_result, in this process)", taken[f"B-{run}"], "s"),
         ("premium round: send to SETTLED", s["premium"] * 1000, "ms"),
         ("floor: same writes by hand-written SQL", n_boundless / s["floor"], "bets/s"),
         ("settle / floor time ratio", ratio, "x (promise: <= 3)"),
