@@ -5,13 +5,17 @@ players, ~90 bets each, the heavy player a tenth of them; a round's bets share t
 Starts gunicorn (``--workers`` processes of ``--threads`` threads, 127.0.0.1:``BENCH_API_PORT``
 only: 2 cores), then for ``--seconds`` per scenario drives it with CLIENTS keep-alive connections
 of ``wrk`` (Debian's C load generator: ``apt-get install wrk``; a Lua script picks each request's
-path and token) and prints requests/s, the 50th/95th/99th-percentile latency, the CPU that
+path and credential) and prints requests/s, the 50th/95th/99th-percentile latency, the CPU that
 gunicorn's workers and their PostgreSQL backends spent per request (milliseconds: the figures that
 stay meaningful when the machine is shared; 2 cores / their sum bounds requests/s) and the CPU the
 load generator used (cores, so that a client-bound run shows); beside each, the database time of
 the same queries run as plain SQL (the ORM's statements, executed directly). Past 1,000,000 bets,
 each CPU figure is printed beside its figure at 1,000,000 (measured first in the same run when the
 data set grows from there, else the one kept by an earlier run: ``tests.bench.load.scale_rows``).
+``--auth`` chooses how the players sign in: ``token`` (DRF tokens, ``Authorization: Token``),
+``session`` (player sessions their operator minted, ``Authorization: Bearer``,
+``accounts.operators.open_session``) or ``both`` (the default: each scenario driven with each, and
+the ratio of their CPU per request printed, session / token).
 ``--chdir DIR`` serves another checkout (e.g. an older commit unpacked with ``git archive``) with
 the same data and load, for a before/after ratio taken under the same machine load.
 ``--in-process N`` runs N requests per scenario through Django's test client instead and prints
@@ -43,7 +47,7 @@ APPLICATION_NAME = f"bench-api-{PORT}"  # gunicorn's database connections, to fi
 
 # -- the load generator (wrk + Lua) ---------------------------------------------------------------
 
-#: Per request: a random (path, Authorization) pair. At the end: one JSON line with the counts and
+#: Per request: a random (path, Authorization header) pair. At the end: one JSON line with the counts and
 #: the latency percentiles (microseconds).
 LUA = """
 local targets = %s
@@ -64,8 +68,8 @@ end
 
 
 def lua_script(targets):
-    """The Lua source driving ``targets`` ([(path, token)])."""
-    pairs = ", ".join(f"{{{json.dumps(path)}, {json.dumps('Token ' + token)}}}" for path, token in targets)
+    """The Lua source driving ``targets`` ([(path, Authorization header)])."""
+    pairs = ", ".join(f"{{{json.dumps(path)}, {json.dumps(credential)}}}" for path, credential in targets)
     return LUA % f"{{{pairs}}}"
 
 
@@ -81,7 +85,7 @@ def workers_of(server):
 
 
 def drive(targets, server, seconds):
-    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, token)]),
+    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, Authorization header)]),
     after WARM_UP seconds not counted. Returns ``(requests/s, p50 ms, p95 ms, p99 ms, errors,
     server CPU ms per request, client CPU in cores)``."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
@@ -191,6 +195,9 @@ def arguments():
     parser.add_argument("--seconds", type=int, default=sized(10, 1), help="duration of each scenario (default 10)")
     parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
     parser.add_argument("--only", help="run only the scenarios whose name contains this")
+    parser.add_argument("--auth", choices=("token", "session", "both"),
+                        default=os.environ.get("BENCH_API_AUTH", "both"),
+                        help="players sign in with DRF tokens, operator-minted sessions, or both in turn (default)")
     parser.add_argument("--in-process", type=int, metavar="N",
                         help="instead: N requests per scenario through Django's test client, CPU per request")
     return parser.parse_args()
@@ -204,12 +211,12 @@ def in_process(scenarios, requests):
 
     client, cpu = Client(), {}
     for name, targets in scenarios.items():
-        for path, token in targets[:20]:  # warm: imports, connection, token lookups
-            assert client.get(path, HTTP_AUTHORIZATION=f"Token {token}").status_code == 200
+        for path, credential in targets[:20]:  # warm: imports, connection, token lookups
+            assert client.get(path, HTTP_AUTHORIZATION=credential).status_code == 200
         start = time.process_time()
         for i in range(requests):
-            path, token = targets[i % len(targets)]
-            client.get(path, HTTP_AUTHORIZATION=f"Token {token}")
+            path, credential = targets[i % len(targets)]
+            client.get(path, HTTP_AUTHORIZATION=credential)
         cpu[name] = (time.process_time() - start) / requests * 1000
     return cpu
 
@@ -219,7 +226,7 @@ def main():
     if args.in_process and os.path.realpath(args.chdir) != os.path.realpath(os.getcwd()):
         # The other checkout's code in this process: run this script there.
         command = [sys.executable, os.path.abspath(__file__), "--in-process", str(args.in_process),
-                   "--chdir", args.chdir, *(["--only", args.only] if args.only else [])]
+                   "--chdir", args.chdir, "--auth", args.auth, *(["--only", args.only] if args.only else [])]
         return subprocess.run(command, cwd=args.chdir, env={**os.environ, "PYTHONPATH": args.chdir}).returncode
     if not args.in_process and shutil.which("wrk") is None:
         sys.exit("bench-api needs the wrk load generator: apt-get install wrk")
@@ -231,47 +238,73 @@ def main():
     return status
 
 
-def scenarios_of(loaded, only):
-    """``(scenarios, heavy player, the filtered list's first day)``: ``{name: [(path, token)]}``
-    over ``loaded`` (``tests.bench.load.Loaded``), those whose name contains ``only`` if given."""
+SESSION = " (session)"  # the suffix of a scenario's name driven with player sessions
+
+
+def scenarios_of(loaded, only, auth):
+    """``(scenarios, heavy player, the filtered list's first day)``: ``{name: [(path, Authorization
+    header)]}`` over ``loaded`` (``tests.bench.load.Loaded``), those whose name contains ``only`` if
+    given; with ``auth`` ``token`` the players sign in with DRF tokens, ``session`` with sessions
+    their operator minted (each scenario's name + ``SESSION``), ``both``: each scenario both ways."""
     from datetime import timedelta
 
     from django.db.models import Max, Min
     from rest_framework.authtoken.models import Token
 
     from accounts.models import Player
+    from accounts.operators import open_session
     from wagering.models import Bet
 
     heavy = Player.objects.get(code=loaded.heavy_code)
     sample = [f"bench-p-{n}" for n in random.Random(7).sample(range(2, PLAYERS + 1), min(200, PLAYERS - 1))]
-    tokens = {code: Token.objects.get_or_create(user=Player.objects.get(code=code).user)[0].key
-              for code in sample + [heavy.code]}
+    players = {p.code: p for p in Player.objects.filter(code__in=sample + [heavy.code]).select_related("operator")}
+    credentials = {}
+    if auth in ("token", "both"):
+        credentials[""] = {code: "Token " + Token.objects.get_or_create(user=player.user)[0].key
+                           for code, player in players.items()}
+    if auth in ("session", "both"):
+        credentials[SESSION] = {code: "Bearer " + open_session(operator=player.operator, player=code,
+                                                               currency="EUR")[1]
+                                for code, player in players.items()}
     span = Bet.objects.filter(player=heavy).aggregate(a=Min("placed_at"), b=Max("placed_at"))
     day = (span["a"] + (span["b"] - span["a"]) / 2).date()
     filtered_query = (f"variant=boundless&outcome=lose&date_from={day - timedelta(days=3)}&date_to={day}"
                       "&tz=Europe/Berlin")
     light_bets = list(Bet.objects.filter(player__code__in=sample).values_list("pk", "player__code")[:500])
-    scenarios = {
-        "list, random players": [("/api/v1/bets/", tokens[code]) for code in sample],
-        "list, the heavy player": [("/api/v1/bets/", tokens[heavy.code])],
-        "filtered list, the heavy player": [(f"/api/v1/bets/?{filtered_query}", tokens[heavy.code])],
-        "filtered list + totals=true, the heavy player":
-            [(f"/api/v1/bets/?{filtered_query}&totals=true", tokens[heavy.code])],
-        "bet detail, random players": [(f"/api/v1/bets/{pk}", tokens[code]) for pk, code in light_bets],
+    paths = {
+        "list, random players": [("/api/v1/bets/", code) for code in sample],
+        "list, the heavy player": [("/api/v1/bets/", heavy.code)],
+        "filtered list, the heavy player": [(f"/api/v1/bets/?{filtered_query}", heavy.code)],
+        "filtered list + totals=true, the heavy player": [(f"/api/v1/bets/?{filtered_query}&totals=true",
+                                                           heavy.code)],
+        "bet detail, random players": [(f"/api/v1/bets/{pk}", code) for pk, code in light_bets],
     }
-    return {name: targets for name, targets in scenarios.items() if not only or only in name}, heavy, day
+    scenarios = {name + suffix: [(path, given[code]) for path, code in targets]
+                 for name, targets in paths.items() if not only or only in name
+                 for suffix, given in credentials.items()}
+    return scenarios, heavy, day
+
+
+def session_ratios(figures):
+    """Rows of each scenario's ``figures`` (``{name: CPU ms per request}``) driven both ways: the
+    ratio of its session figure to its token figure."""
+    return [(f"  {name}: session / token", figures[name + SESSION] / figures[name], "x")
+            for name in figures if name + SESSION in figures and figures[name]]
 
 
 def measure(args, loaded):
     """Run the scenarios over ``loaded`` and print their figures (and, past ``REFERENCE`` bets,
     their growth from there: ``tests.bench.load.scale_rows``). Returns the exit status: 1 for a
     failed request or a list's CPU per request grown too much."""
-    scenarios, heavy, day = scenarios_of(loaded, args.only)
+    scenarios, heavy, day = scenarios_of(loaded, args.only, args.auth)
     heavy_bets = heavy.bets.count()
     if args.in_process:
+        cpu = in_process(scenarios, args.in_process)
         report(f"player API in process (Django's test client, served from {args.chdir}), {args.in_process} "
                f"requests per scenario ({loaded.bets:,} bets), load average {os.getloadavg()[0]:.1f}",
-               [(name, ms, "ms CPU per request") for name, ms in in_process(scenarios, args.in_process).items()])
+               [(name, ms, "ms CPU per request") for name, ms in cpu.items()])
+        if session_ratios(cpu):
+            report("player API in process: CPU per request, player sessions against DRF tokens", session_ratios(cpu))
         return 0
     from datetime import UTC, datetime, timedelta
 
@@ -296,7 +329,7 @@ def measure(args, loaded):
         "bet detail (row, replay, ledger)": detail,
     })
     server = start_server(args.workers, args.threads, args.chdir)
-    rows, figures, failed = [], {}, 0
+    rows, figures, server_cpu, failed = [], {}, {}, 0
     try:
         for name, targets in scenarios.items():
             rps, p50, p95, p99, errors, server_ms, database_ms, cores = drive(targets, server, args.seconds)
@@ -305,6 +338,7 @@ def measure(args, loaded):
                      ("  CPU per request: gunicorn / PostgreSQL", server_ms, f"/ {database_ms:.2f} ms"),
                      ("  load generator CPU", cores, "cores")]
             figures.update({f"{name}: gunicorn CPU ms": server_ms, f"{name}: PostgreSQL CPU ms": database_ms})
+            server_cpu[name] = server_ms
             failed += errors
     finally:
         server.terminate()
@@ -313,6 +347,8 @@ def measure(args, loaded):
     report(f"player API, {CLIENTS} clients (wrk), gunicorn {args.workers} workers x {args.threads} threads, "
            f"{args.seconds} s per scenario ({loaded.bets:,} bets, {PLAYERS:,} players, the heavy player's "
            f"{heavy_bets:,}), served from {args.chdir}, load average {os.getloadavg()[0]:.1f}", rows)
+    if session_ratios(server_cpu):
+        report("player API: gunicorn CPU per request, player sessions against DRF tokens", session_ratios(server_cpu))
     lists = {name for name in figures if "list" in name and "gunicorn" in name}
     title, grown, ok = scale_rows("api", loaded, figures, lists)
     if grown:
