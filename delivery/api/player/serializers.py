@@ -300,11 +300,13 @@ def bet_detail(bet, extras, play, ledger, zone):
 
 def ledger_entry(entry, zone):
     """A ledger entry (a dict of ``accounts.selectors.LEDGER_ROW``) as ``LedgerEntrySerializer``
-    shows it with ``zone`` the current time zone."""
+    shows it with ``zone`` the current time zone (no ``balance_after`` on a journal wallet, as
+    ``BalanceAfterField``)."""
     units = entry["account__currency__minor_units"]
+    balance_after = None if entry["account__journal"] else entry["balance_after"]
     return {"id": entry["id"], "key": entry["transaction__key"], "kind": entry["transaction__kind"],
             "currency": entry["account__currency_id"], "amount": amount_string(entry["amount"], units),
-            "balance_after": amount_string(entry["balance_after"], units),
+            "balance_after": amount_string(balance_after, units),
             "created_at": iso_time(entry["transaction__created_at"], zone)}
 
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('settlement', '0009_operator_scope'),
+        ('settlement', '0010_operator_action_retry_movement'),
         ('tables', '0004_round_pay_tables'),
     ]
 
