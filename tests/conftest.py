@@ -69,3 +69,11 @@ def schema_settings(settings):
     yield settings
     for signal in (request_started, request_finished):
         signal.connect(close_old_connections)
+
+
+@pytest.fixture
+def admin_client(client, admin_user):
+    """pytest-django's ``admin_client``, verified by a TOTP device as the admin requires."""
+    from tests.factories import otp_login
+
+    return otp_login(client, admin_user)

@@ -40,3 +40,10 @@ def test_runtime_requirements_ship_no_test_tools():
     assert not runtime & {"pytest", "pytest-django", "playwright", "schemathesis", "hypothesis", "faker",
                           "factory-boy", "factory_boy", "ruff", "grimp"}
     assert "-r requirements.txt" in (root / "requirements-test.txt").read_text().splitlines()
+
+
+def test_x_forwarded_proto_is_believed_only_when_configured():
+    show = ("shell", "-c", "from django.conf import settings; print(settings.SECURE_PROXY_SSL_HEADER)")
+    assert manage(*show, env=PRODUCTION).stdout.strip().endswith("None")
+    trusted = manage(*show, env={**PRODUCTION, "TRUST_X_FORWARDED_PROTO": "true"})
+    assert trusted.stdout.strip().endswith("('HTTP_X_FORWARDED_PROTO', 'https')"), trusted.stderr

@@ -13,12 +13,11 @@ from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.disputes import assign_dispute, open_dispute
 from settlement.models import Dispute, OperatorAction, RoundCorrection
 from tables.models import Round
-from tests.factories import make_operator
+from tests.factories import make_operator, otp_login
 
 
 def _client(client, user):
-    client.force_login(user)
-    return client
+    return otp_login(client, user)
 
 
 def _wallet(player):

@@ -24,7 +24,7 @@ from settlement.models import Alert, Dispute, DisputeNote, OperatorAction, Round
 from settlement.voids import void_round
 from tables.models import Round
 from tests.admin.conftest import B_MARKERS, lists_bet, play_boundless_round, staff_of, two_operators
-from tests.factories import PlayerFactory
+from tests.factories import PlayerFactory, otp_login
 
 pytestmark = pytest.mark.django_db
 
@@ -41,8 +41,7 @@ def a_staff(request, ab):
 
 
 def _login(client, user):
-    client.force_login(user)
-    return client
+    return otp_login(client, user)
 
 
 def _text(response):

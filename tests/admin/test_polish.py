@@ -17,15 +17,14 @@ from settlement.disputes import open_dispute
 from settlement.models import Alert, Dispute
 from tables.models import RoundEvent, TheoreticalRtp
 from tests.admin.conftest import lists_bet, play_boundless_round
-from tests.factories import BoundlessTableFactory, PremiumTableFactory
+from tests.factories import BoundlessTableFactory, PremiumTableFactory, otp_login
 
 BETS = "admin:wagering_bet_changelist"
 
 
 @pytest.fixture
 def admin_client_(client, admin_user):
-    client.force_login(admin_user)
-    return client
+    return otp_login(client, admin_user)
 
 
 def _messages(response):
