@@ -132,9 +132,15 @@ TIME_ZONE = OPERATOR_TIME_ZONE
 # every process within that many seconds.
 PLAYER_SESSION_LIFETIME_SECONDS = env.int("PLAYER_SESSION_LIFETIME_SECONDS", default=8 * 3600)
 PLAYER_SESSION_IDLE_SECONDS = env.int("PLAYER_SESSION_IDLE_SECONDS", default=30 * 60)
-# The largest manual adjustment (absolute, in major units of any currency) a Dispute officer may
-# make; Supervisors (``accounts.adjust_any``) are not limited.
+# Manual adjustments (settlement.adjustments; absolute amounts in major units of any currency): a
+# Dispute officer makes one of at most DISPUTE_OFFICER_ADJUSTMENT_LIMIT, at most
+# DISPUTE_OFFICER_DAILY_LIMIT of their own in 24 hours, and none taking one player's wallet past
+# DISPUTE_OFFICER_PLAYER_DAILY_LIMIT in 24 hours. A Supervisor's above ADJUSTMENT_APPROVAL_THRESHOLD
+# waits for a second Supervisor's approval.
 DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))
+DISPUTE_OFFICER_DAILY_LIMIT = Decimal(env("DISPUTE_OFFICER_DAILY_LIMIT", default="500.00"))
+DISPUTE_OFFICER_PLAYER_DAILY_LIMIT = Decimal(env("DISPUTE_OFFICER_PLAYER_DAILY_LIMIT", default="200.00"))
+ADJUSTMENT_APPROVAL_THRESHOLD = Decimal(env("ADJUSTMENT_APPROVAL_THRESHOLD", default="1000.00"))
 
 # One cache for every process (throttle counters, cached RTP reports): Redis in production
 # (CACHE_URL=redis://127.0.0.1:6379/2); per-process memory for the zero-setup default.

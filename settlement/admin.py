@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
+from accounts.exceptions import PlatformError
 from accounts.models import Account, Player
 from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
@@ -31,9 +32,10 @@ from wagering.models import Bet
 from wagering.selectors import bets_for_player
 
 from . import actions
+from .adjustments import approve_adjustment
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
-from .models import Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
+from .models import Adjustment, Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
 from .replay import build_replay
 from .selectors import audit_trail, bet_ledger_entries
 
@@ -183,6 +185,42 @@ class AlertAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
             self.message_user(request, f"Nothing acknowledged: {exc}.", messages.ERROR)
             return
         self.message_user(request, f"{len(done)} alert(s) acknowledged.", messages.SUCCESS)
+
+
+class ApproveForm(ActionForm):
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (required to approve).")
+
+
+@admin.register(Adjustment)
+class AdjustmentAdmin(OperatorScoped, ReadOnlyAdmin):
+    """Every manual adjustment, the ones awaiting a second supervisor first; a supervisor other than
+    the one who asked approves them with a reason (``settlement.adjustments.approve_adjustment``)."""
+
+    operator_path = "wallet__operator"
+    list_display = ("id", "created_at", "wallet", "amount_shown", "status", "dispute", "requested_by", "approved_by",
+                    "memo")
+    list_filter = ("status",)
+    list_select_related = ("wallet__player", "currency", "requested_by", "approved_by")
+    ordering = ("-status", "-created_at")
+    action_form = ApproveForm
+    actions = ["approve"]
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_shown(self, adjustment):
+        return format_money(adjustment.amount, adjustment.currency, code=True)
+
+    def has_approve_permission(self, request):
+        return request.user.has_perm("accounts.adjust_any")
+
+    @admin.action(description="Approve the selected adjustments (as the second supervisor)", permissions=["approve"])
+    def approve(self, request, queryset):
+        for adjustment in queryset.filter(status=Adjustment.Status.PENDING):
+            try:
+                approve_adjustment(adjustment=adjustment, actor=request.user, reason=request.POST.get("reason", ""))
+            except PlatformError as exc:
+                self.message_user(request, f"Adjustment {adjustment.pk} not approved: {exc}.", messages.ERROR)
+            else:
+                self.message_user(request, f"Adjustment {adjustment.pk} approved and posted.", messages.SUCCESS)
 
 
 @admin.register(OperatorAction)

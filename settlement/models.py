@@ -188,6 +188,8 @@ class OperatorAction(models.Model):
         RESOLVE_DISPUTE = "resolve_dispute", "Resolve dispute"
         MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
         ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
+        REQUEST_ADJUSTMENT = "request_adjustment", "Request adjustment (awaiting approval)"
+        APPROVE_ADJUSTMENT = "approve_adjustment", "Approve adjustment"
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="operator_actions")
@@ -207,3 +209,38 @@ class OperatorAction(models.Model):
 
     def __str__(self):
         return f"{self.actor_label} {self.action} {self.target_model}:{self.target_pk}"
+
+
+class Adjustment(models.Model):
+    """A signed adjustment of a player's ``wallet`` (``amount`` > 0 credits the player, < 0
+    debits, in the currency's minor units) against ``house``, under ledger key ``key``, asked for
+    by ``requested_by`` (None: the system): POSTED when it was within their limits, PENDING a
+    second supervisor's approval (``approved_by``) above ``ADJUSTMENT_APPROVAL_THRESHOLD``
+    (``settlement.adjustments``). ``dispute``: the dispute it settles, if any."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Awaiting a second supervisor"
+        POSTED = "posted", "Posted"
+
+    wallet = models.ForeignKey("accounts.Account", on_delete=models.PROTECT, related_name="+")
+    house = models.ForeignKey("accounts.Account", on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(**MONEY)
+    key = models.CharField(max_length=200, unique=True)
+    memo = models.TextField()
+    dispute = models.ForeignKey(Dispute, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    posted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["requested_by", "created_at"], name="adjustment_by_day"),
+                   models.Index(fields=["wallet", "created_at"], name="adjustment_wallet_day")]
+
+    def __str__(self):
+        return f"adjustment {self.pk} of {self.amount} {self.currency_id} ({self.status})"

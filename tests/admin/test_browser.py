@@ -75,6 +75,8 @@ def test_dispute_officer_resolves_a_dispute_in_a_browser(live_server, transactio
         page.fill("#resolve-form [name=reason]", "video shows the dealer's 7 was a 6: push")
         page.screenshot(path=ARTIFACTS / "5-dispute-resolve.png", full_page=True)
         page.click("#resolve-form input[type=submit]")
+        expect(page.locator("#adjustment-confirm")).to_contain_text("The disputed stake is 10.00 EUR")
+        page.click("#confirm-form input[name=confirm]")
         expect(page.locator(".messagelist")).to_contain_text("upheld")
         page.screenshot(path=ARTIFACTS / "6-dispute-resolved.png", full_page=True)
         browser.close()

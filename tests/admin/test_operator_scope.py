@@ -156,7 +156,7 @@ def test_b_alerts_are_not_acknowledged(client, ab, a_staff):
 LISTS = ["accounts_player", "accounts_account", "accounts_ledgertransaction", "accounts_operator",
          "accounts_operatorapikey", "accounts_operatorapicall", "wagering_bet", "tables_round", "tables_table",
          "tables_seat", "tables_shoe", "accounts_currency", "settlement_dispute", "settlement_alert",
-         "settlement_operatoraction"]
+         "settlement_operatoraction", "settlement_adjustment"]
 
 
 def test_lists_and_searches_never_include_b(client, ab, a_staff):
@@ -235,12 +235,12 @@ def test_a_shared_round_page_shows_only_a_bets(client, ab, a_staff):
 def test_a_staff_work_their_disputes_and_wallets(client, ab, role):
     c = _login(client, staff_of(ab.a, role, "alpha_worker"))
     response = c.post(_url("settlement_dispute_resolve", ab.a_dispute.pk),
-                      {"decision": "upheld", "adjustment": "5.00", "reason": "alpha video"})
+                      {"decision": "upheld", "adjustment": "5.00", "reason": "alpha video", "confirm": "1"})
     assert response.status_code == 302
     ab.a_dispute.refresh_from_db()
     assert ab.a_dispute.status == Dispute.Status.UPHELD
-    response = c.post(_url("accounts_account_adjust", ab.a_wallet.pk),
-                      {"amount": "2.00", "reason": "alpha courtesy", "key": "alpha-2"})
+    response = c.post(_url("accounts_account_adjust", ab.a_dispute.player.wallets.get().pk),
+                      {"amount": "2.00", "reason": "alpha courtesy", "key": "alpha-2", "dispute": ab.a_dispute.pk})
     assert response.status_code == 302
     assert OperatorAction.objects.filter(operator=ab.a, reason__in=["alpha video", "alpha courtesy"]).count() == 2
     page = assert_no_b(ab, c.get(_url("settlement_operatoraction_changelist")))
