@@ -15,6 +15,7 @@ operator's bets of a round, are the provider's."""
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.http import StreamingHttpResponse
 from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -22,7 +23,7 @@ from django.utils.html import format_html, format_html_join
 from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
 from accounts.exceptions import PlatformError
 from accounts.models import Account, Player
-from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
+from accounts.scoping import PROVIDER, OperatorScoped, is_provider, operator_id_of, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
 from adminkit.money import format_money
 from tables.admin import RoundAdmin, RoundColumnMixin, TableAdmin
@@ -31,7 +32,7 @@ from wagering.admin import BetAdmin
 from wagering.models import Bet
 from wagering.selectors import bets_for_player
 
-from . import actions
+from . import actions, audit
 from .adjustments import approve_adjustment
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
@@ -302,6 +303,14 @@ class TablePage(TableAdmin):
     def get_fieldsets(self, request, obj=None):
         return self.fieldsets if is_provider(request) else TableAdmin.fieldsets
 
+    def save_model(self, request, obj, form, change):
+        """Saves the table; a change of its pay tables is audited with the old and new overrides."""
+        before = Table.objects.filter(pk=obj.pk).values_list("pay_tables", flat=True).first() if change else None
+        super().save_model(request, obj, form, change)
+        if "pay_tables" in form.changed_data:
+            audit.record(actor=request.user, action=OperatorAction.Action.EDIT_PAY_TABLES, target=obj,
+                         reason="pay tables edited on the table's page", before=before, after=obj.pay_tables)
+
     @admin.display(description="open RTP-watch alerts")
     def rtp_alerts(self, table):
         alerts = Alert.objects.filter(kind=Alert.Kind.RTP_DEVIATION, table=table, acknowledged_at__isnull=True)
@@ -333,7 +342,16 @@ class RoundPage(RoundAdmin):
 @replace_page(Bet)
 class BetPage(BetAdmin):
     """A bet's page with what a dispute needs: the bet's play and how its return was computed, its
-    round's replay, its ledger entries, its disputes and the audit trail."""
+    round's replay, its ledger entries, its disputes and the audit trail. The Bet Record's CSV
+    export is audited (who, which search)."""
+
+    def export_csv(self, request):
+        response = super().export_csv(request)
+        if isinstance(response, StreamingHttpResponse):
+            audit.record(actor=request.user, action=OperatorAction.Action.EXPORT_CSV, target=("wagering.bet", "*"),
+                         operator_id=operator_id_of(request), reason="Bet Record exported as CSV",
+                         query=request.GET.urlencode()[:2000])
+        return response
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         bet = self.get_object(request, object_id)

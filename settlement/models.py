@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import MONEY, Currency, Operator, Player
+from accounts.models import MONEY, Currency, ImmutableModel, Operator, Player
 from tables.exceptions import IllegalTransition
 from tables.models import Round, Table
 from wagering.models import Bet
@@ -171,14 +171,16 @@ class DisputeNote(models.Model):
         return f"note {self.pk} on dispute {self.dispute_id}"
 
 
-class OperatorAction(models.Model):
+class OperatorAction(ImmutableModel):
     """Audit row of one operator action (docs/architecture.md: who, when, what, why), written by the service
     that performs it (``settlement.audit.record``). ``actor`` is the Django user (None for the system,
     e.g. the beat voiding a round suspended too long), ``actor_label`` a readable name
     (``operator:<username>``, ``system``, ``game-server:<user>``). ``target_model`` is a model label
-    (``tables.round``), ``target_pk`` its primary key as a string. ``operator``: the operator whose
+    (``tables.round``), ``target_pk`` its primary key as a string (``*``: a search, as a CSV
+    export's). ``operator``: the operator whose
     object it acted on (a dispute's, a wallet's, a player's alert's), whose staff see the row; None
-    for the provider's (a round, shared by every operator). ``payload``: JSON, money as strings."""
+    for the provider's (a round, shared by every operator). ``payload``: JSON, money as strings.
+    Rows are immutable, as the ledger's (``save``/``delete`` refuse; a trigger on PostgreSQL)."""
 
     class Action(models.TextChoices):
         VOID_ROUND = "void_round", "Void round"
@@ -190,6 +192,10 @@ class OperatorAction(models.Model):
         ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
         REQUEST_ADJUSTMENT = "request_adjustment", "Request adjustment (awaiting approval)"
         APPROVE_ADJUSTMENT = "approve_adjustment", "Approve adjustment"
+        LOGIN = "login", "Sign in to the admin"
+        LOGIN_FAILED = "login_failed", "Failed sign-in to the admin"
+        EXPORT_CSV = "export_csv", "Export CSV"
+        EDIT_PAY_TABLES = "edit_pay_tables", "Edit pay tables"
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="operator_actions")

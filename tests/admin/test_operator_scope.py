@@ -14,6 +14,7 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 from django.contrib.auth.models import Permission
+from django.db import connection
 from django.urls import NoReverseMatch, reverse
 
 from accounts.models import Account, OperatorAPIKey, OperatorStaff
@@ -376,9 +377,12 @@ def test_a_negative_wallet_alert_names_its_player_and_a_void_is_the_providers(db
 
 def test_the_migration_gives_earlier_rows_their_operator(ab):
     Alert.objects.filter(pk=ab.b_alert.pk).update(player=None, payload={"wallet": ab.b_wallet.pk})
-    OperatorAction.objects.update(operator=None)
     migration = importlib.import_module("settlement.migrations.0009_operator_scope")
-    migration.backfill(apps, None)
+    with connection.cursor() as cursor:  # as before 0011 made audit rows immutable (rolled back with the test)
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE settlement_operatoraction DISABLE TRIGGER operatoraction_immutable")
+        OperatorAction.objects.update(operator=None)
+        migration.backfill(apps, None)
     assert Alert.objects.get(pk=ab.b_alert.pk).player == ab.beta[0]
     assert OperatorAction.objects.get(pk=ab.b_action.pk).operator == ab.b
     assert OperatorAction.objects.get(target_model="tables.round").operator is None
