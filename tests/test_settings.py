@@ -47,3 +47,15 @@ def test_x_forwarded_proto_is_believed_only_when_configured():
     assert manage(*show, env=PRODUCTION).stdout.strip().endswith("None")
     trusted = manage(*show, env={**PRODUCTION, "TRUST_X_FORWARDED_PROTO": "true"})
     assert trusted.stdout.strip().endswith("('HTTP_X_FORWARDED_PROTO', 'https')"), trusted.stderr
+
+
+def make_dry_run(*args):
+    return subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+
+
+def test_make_serve_serves_what_is_there_on_port():
+    serve = make_dry_run("serve", "PORT=8611")
+    assert "runserver 127.0.0.1:8611" in serve and "http://127.0.0.1:8611/admin/" in serve
+    assert "run_tables" not in serve and "create_demo_users --url" not in serve.split("echo")[0]
+    run = make_dry_run("run", "PORT=8611")
+    assert "create_demo_users --url http://127.0.0.1:8611" in run and "runserver 127.0.0.1:8611" in run
