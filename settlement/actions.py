@@ -230,7 +230,7 @@ def dispute_resolve(request, dispute_id):
         upheld, adjustment = form.cleaned_data["decision"] == "upheld", form.cleaned_data["adjustment"] or None
         try:
             amount = adjustment and parse_adjustment(adjustment, dispute.currency)
-            if amount and "confirm" not in request.POST:
+            if amount and upheld and "confirm" not in request.POST:
                 stake = dispute.bets.aggregate(total=Sum("stake"))["total"]
                 return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute,
                              **context, confirm={"amount": amount, "stake": stake, "credit": amount > 0})
