@@ -190,6 +190,7 @@ class OperatorAction(ImmutableModel):
         RESOLVE_DISPUTE = "resolve_dispute", "Resolve dispute"
         MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
         ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
+        RETRY_MOVEMENT = "retry_movement", "Retry wallet movement"
         REQUEST_ADJUSTMENT = "request_adjustment", "Request adjustment (awaiting approval)"
         APPROVE_ADJUSTMENT = "approve_adjustment", "Approve adjustment"
         LOGIN = "login", "Sign in to the admin"

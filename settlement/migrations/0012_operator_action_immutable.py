@@ -24,7 +24,7 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('settlement', '0010_adjustments'),
+        ('settlement', '0011_adjustments'),
         ('accounts', '0002_ledger_immutable'),
     ]
 
@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='operatoraction',
             name='action',
-            field=models.CharField(choices=[('void_round', 'Void round'), ('reverse_round', 'Reverse settled round'), ('resettle_round', 'Resettle round'), ('assign_dispute', 'Assign dispute'), ('resolve_dispute', 'Resolve dispute'), ('manual_adjustment', 'Manual adjustment'), ('acknowledge_alert', 'Acknowledge alert'), ('request_adjustment', 'Request adjustment (awaiting approval)'), ('approve_adjustment', 'Approve adjustment'), ('login', 'Sign in to the admin'), ('login_failed', 'Failed sign-in to the admin'), ('export_csv', 'Export CSV'), ('edit_pay_tables', 'Edit pay tables')], max_length=32),
+            field=models.CharField(choices=[('void_round', 'Void round'), ('reverse_round', 'Reverse settled round'), ('resettle_round', 'Resettle round'), ('assign_dispute', 'Assign dispute'), ('resolve_dispute', 'Resolve dispute'), ('manual_adjustment', 'Manual adjustment'), ('acknowledge_alert', 'Acknowledge alert'), ('retry_movement', 'Retry wallet movement'), ('request_adjustment', 'Request adjustment (awaiting approval)'), ('approve_adjustment', 'Approve adjustment'), ('login', 'Sign in to the admin'), ('login_failed', 'Failed sign-in to the admin'), ('export_csv', 'Export CSV'), ('edit_pay_tables', 'Edit pay tables')], max_length=32),
         ),
         migrations.RunPython(forwards, backwards),
     ]

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0007_operator_wallet_concurrency'),
-        ('settlement', '0009_operator_scope'),
+        ('settlement', '0010_operator_action_retry_movement'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='operatoraction',
             name='action',
-            field=models.CharField(choices=[('void_round', 'Void round'), ('reverse_round', 'Reverse settled round'), ('resettle_round', 'Resettle round'), ('assign_dispute', 'Assign dispute'), ('resolve_dispute', 'Resolve dispute'), ('manual_adjustment', 'Manual adjustment'), ('acknowledge_alert', 'Acknowledge alert'), ('request_adjustment', 'Request adjustment (awaiting approval)'), ('approve_adjustment', 'Approve adjustment')], max_length=32),
+            field=models.CharField(choices=[('void_round', 'Void round'), ('reverse_round', 'Reverse settled round'), ('resettle_round', 'Resettle round'), ('assign_dispute', 'Assign dispute'), ('resolve_dispute', 'Resolve dispute'), ('manual_adjustment', 'Manual adjustment'), ('acknowledge_alert', 'Acknowledge alert'), ('retry_movement', 'Retry wallet movement'), ('request_adjustment', 'Request adjustment (awaiting approval)'), ('approve_adjustment', 'Approve adjustment')], max_length=32),
         ),
         migrations.CreateModel(
             name='Adjustment',
