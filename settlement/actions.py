@@ -36,6 +36,7 @@ from wallets.models import WalletMovement
 
 from . import disputes
 from .adjustments import parse_adjustment
+from .audit import NUL_REFUSED
 from .exceptions import (
     AdjustmentLimitExceeded,
     AdjustmentNeedsDispute,
@@ -51,11 +52,15 @@ from .services import preview_resettle
 from .services import resettle_round as resettle_round_service
 from .voids import void_round as void_round_service
 
+#: A NUL in a reason, as the forms say it (the service's and the player API's words).
+NUL_SENTENCE = f"{NUL_REFUSED[:1].upper()}{NUL_REFUSED[1:]}."
+
 
 class ReasonForm(forms.Form):
     """Every operator action says why."""
 
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), strip=True)
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), strip=True,
+                             error_messages={"null_characters_not_allowed": NUL_SENTENCE})
 
 
 class ResettleForm(ReasonForm):

@@ -24,6 +24,8 @@ def actor_fields(actor, actor_user=None):
 
 #: The longest reason or dispute note an operator may write (the player API's dispute reason: the same).
 MAX_REASON = 4000
+#: The one answer to a reason holding a NUL, wherever it is typed (the admin's forms, the player API).
+NUL_REFUSED = "a reason cannot contain NUL characters"
 
 
 def require_reason(reason):
@@ -33,7 +35,7 @@ def require_reason(reason):
     if not text:
         raise ReasonRequired("a reason is required")
     if "\x00" in text:
-        raise ReasonRequired("a reason cannot contain NUL characters")
+        raise ReasonRequired(NUL_REFUSED)
     if len(text) > MAX_REASON:
         raise ReasonRequired(f"a reason is at most {MAX_REASON:,} characters")
     return text
