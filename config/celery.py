@@ -21,9 +21,16 @@ logger = logging.getLogger("config.tasks")
 def log_lost_task(request, exc):
     """A WARNING naming the task, its id and arguments (a round id, a player list) whose worker
     process died under it (``WorkerLostError``: a SIGKILL, the OOM killer): what on-call reads at
-    ``-l warning`` to find the round; the message goes back to the queue (``task_reject_on_worker_lost``)."""
+    ``-l warning`` to find the round; the message goes back to the queue (``task_reject_on_worker_lost``).
+    And a ``task_lost`` Alert (``settlement.jobs.task_lost``) for the operators."""
     logger.warning("task %s[%s] args=%r lost with its worker process (%s): requeued", request.name, request.id,
                    request.args, exc)
+    from settlement.jobs import task_lost  # the app registry is ready once a worker runs tasks
+
+    try:
+        task_lost(task=request.name, task_id=request.id, args=list(request.args or ()), error=exc)
+    except Exception:
+        logger.exception("could not write the alert of lost task %s[%s]", request.name, request.id)
 
 
 class LoggedRequest(Request):

@@ -225,7 +225,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULER = "config.beat:AlertingScheduler"  # django-celery-beat's; a job it cannot queue is an Alert
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Seamless wallets (wallets; docs/wallet-api.md) ------------------------------------------------

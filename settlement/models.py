@@ -73,6 +73,8 @@ class Alert(models.Model):
         NEGATIVE_WALLET = "negative_wallet", "Wallet negative after a reversal"
         RTP_DEVIATION = "rtp_deviation", "Observed RTP off the theoretical figure"
         WALLET_FAILING = "wallet_failing", "An operator's wallet keeps failing a movement"
+        BEAT_JOB_FAILING = "beat_job_failing", "A beat job could not be queued"
+        TASK_LOST = "task_lost", "A worker process died under a task"
 
     class Severity(models.TextChoices):
         INFO = "info", "Info"

@@ -4,6 +4,7 @@ its worker process, each named with its id and arguments (the round)."""
 import logging
 from types import SimpleNamespace
 
+import pytest
 from billiard.exceptions import WorkerLostError
 from celery.signals import task_retry
 from django.db import OperationalError
@@ -23,6 +24,7 @@ def test_a_retry_after_a_database_error_is_a_warning(caplog):
     assert "OperationalError: server closed the connection" in record.getMessage()
 
 
+@pytest.mark.django_db
 def test_a_task_lost_with_its_worker_is_named_with_its_round(caplog):
     assert settle_round.Request is LoggedRequest  # every task of the platform
     request = SimpleNamespace(name="settlement.settle_round", id="def", args=[4243])
