@@ -169,3 +169,17 @@ def test_parallel_adjustments_of_one_officer_stay_within_the_caps(limits):
     results = run_at_once([lambda i=i: _adjust(player, dispute, "100.00", officer, f"par-{i}") for i in range(13)])
     assert sum(isinstance(r, Adjustment) for r in results) == 1
     assert all(isinstance(r, (Adjustment, AdjustmentLimitExceeded)) for r in results), results
+
+
+@pytest.mark.django_db
+def test_a_second_supervisor_approves_on_the_adjustments_page(client, limits):
+    limits.ADJUSTMENT_APPROVAL_THRESHOLD = Decimal("200.00")
+    (player, _), = _disputes(1)
+    before, boss = balance(player), make_operator(SUPERVISOR)
+    pending = _adjust(player, None, "300.00", boss, "big")
+    url = reverse("admin:settlement_adjustment_changelist")
+    form = {"action": "approve", "reason": "ticket checked", "_selected_action": [pending.pk]}
+    otp_login(client, boss).post(url, form)
+    assert Adjustment.objects.get().status == "pending"  # not the one who asked
+    page = otp_login(client, make_operator(SUPERVISOR, username="boss2")).post(url, form, follow=True)
+    assert "approved and posted" in page.content.decode() and balance(player) == before + Decimal("300.00")
