@@ -46,10 +46,12 @@ def measure(loaded):
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from tests.factories import otp_login
+
     user, _ = get_user_model().objects.get_or_create(username="bench-admin", defaults={"is_staff": True,
                                                                                        "is_superuser": True})
     client = Client()
-    client.force_login(user)
+    otp_login(client, user)
     day = time.strftime("%Y-%m-%d")
     pages = {
         "Bet Record, first page": "/admin/wagering/bet/",
