@@ -42,6 +42,13 @@ def player_wallets(players, currency):
     return found
 
 
+#: The values of a ledger entry in the player's lists (``.values(*LEDGER_ROW)``): the entry, its
+#: transaction's key, kind and time, its account's currency, minor units and whether it is a
+#: journal (``Account.journal``).
+LEDGER_ROW = ("id", "amount", "balance_after", "account__currency_id", "account__currency__minor_units",
+              "account__journal", "transaction__key", "transaction__kind", "transaction__created_at")
+
+
 def ledger_entries_for_player(player):
     """Every entry on ``player``'s wallets, newest first (by ``id``), with their transactions and
     currencies."""

@@ -104,10 +104,10 @@ def _post(postings, allow_negative, write):
     taken = [p.key for p in postings if p.key not in ids]
     existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=taken).prefetch_related("entries")}
                 if taken else {})
-    result = []
+    result, alias = [], connection.alias  # the alias read once: each read goes through a thread-local
     for p in postings:
         if p.key in ids:
-            txn = LedgerTransaction.from_db(connection.alias, _TRANSACTION_FIELDS,
+            txn = LedgerTransaction.from_db(alias, _TRANSACTION_FIELDS,
                                             (ids[p.key], p.key, p.kind, p.source.currency_id, p.memo, now))
         else:
             txn = existing[p.key]

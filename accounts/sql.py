@@ -7,6 +7,7 @@ escaped, except arrays of numbers: one text literal each (``number_array``, ``%s
 cheaper to build. A statement may run with planner settings of its own (``BY_KEY``)."""
 
 import time
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from django.db import connection
@@ -96,6 +97,16 @@ def number_array(values):
     return "{" + ",".join(map(str, values)) + "}"
 
 
+def values_list_rows(queryset, *, planner=None):
+    """The rows of a ``.values_list()`` queryset as tuples, on PostgreSQL run with ``planner``
+    settings (``execute_binary``; e.g. ``BY_KEY`` for a join reaching thousands of rows of a big
+    table by key) inside a transaction; elsewhere, on another alias, or outside a transaction,
+    the queryset's own rows."""
+    if connection.vendor != "postgresql" or queryset.db != connection.alias or connection.get_autocommit():
+        return list(queryset)
+    return _compiled_rows(queryset, planner=planner)
+
+
 def values_rows(queryset):
     """The rows of a ``.values()`` queryset (a list of dicts, as iterating it gives), on PostgreSQL
     run as a prepared statement: parsed and planned once per connection and query shape instead
@@ -104,16 +115,78 @@ def values_rows(queryset):
     ``execute_binary`` runs on (a read replica), the queryset is simply iterated."""
     if connection.vendor != "postgresql" or queryset.db != connection.alias:
         return list(queryset)
-    query = queryset.query
-    compiler = query.get_compiler(queryset.db)
+    return [dict(zip(_names(queryset.query), row)) for row in _compiled_rows(queryset, prepare=True)]
+
+
+def _compiled_rows(queryset, **options):
+    """The rows (tuples, the fields' converters applied) of ``queryset`` compiled by Django and run
+    by ``execute_binary(**options)``."""
+    compiler = queryset.query.get_compiler(queryset.db)
     sql, params = compiler.as_sql()
-    rows = execute_binary(sql, params, prepare=True)
+    rows = execute_binary(sql, params, **options)
     converters = compiler.get_converters([column[0] for column in compiler.select[:compiler.col_count]])
+    return list(compiler.apply_converters(rows, converters)) if converters else rows
+
+
+def _names(query):
+    """The names of a ``.values()`` query's columns, in their order."""
+    return list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
+                                                          *query.annotation_select]
+
+
+def shaped_rows(shape, build, values):
+    """The rows of ``build(*values)`` (a ``.values()`` queryset, as ``values_rows`` gives them),
+    for a read whose SQL differs from call to call only by ``values`` (ints, strings and aware
+    datetimes, each passed to the database as it is: ``exact``, ``in`` and comparison lookups,
+    a keyset's row comparison): on PostgreSQL its queryset is
+    built and compiled once per process and ``shape`` (a key that tells apart every other
+    difference of the SQL: the length of an ``in`` list, a slice), with stand-ins for ``values``,
+    and then run as a prepared statement with the values in the stand-ins' places, since
+    compiling a query with its joins costs more than running it for a page. Elsewhere (or on
+    another database alias) it is built and run each time."""
+    if connection.vendor != "postgresql":
+        return list(build(*values))
+    template = _TEMPLATES.get(shape)
+    if template is None:
+        stand_ins = [_stand_in(value, n) for n, value in enumerate(values)]
+        queryset = build(*stand_ins)
+        if queryset.db != connection.alias:
+            return list(build(*values))
+        compiler = queryset.query.get_compiler(queryset.db)
+        sql, params = compiler.as_sql()
+        places = [[i for i, param in enumerate(params) if param == stand_in] for stand_in in stand_ins]
+        if not all(places):
+            raise ValueError(f"{shape}: a value does not reach the SQL as it is")
+        converters = compiler.get_converters([column[0] for column in compiler.select[:compiler.col_count]])
+        template = _TEMPLATES[shape] = (sql, list(params), places, list(converters.items()), _names(queryset.query))
+    sql, params, places, converters, names = template
+    params = list(params)
+    for value, where in zip(values, places):
+        for i in where:
+            params[i] = value
+    rows = execute_binary(sql, params, prepare=True)
     if converters:
-        rows = compiler.apply_converters(rows, converters)
-    names = list(query.selected) if query.selected else [*query.extra_select, *query.values_select,
-                                                           *query.annotation_select]
+        rows = [list(row) for row in rows]
+        for row in rows:
+            for i, (functions, expression) in converters:
+                for function in functions:
+                    row[i] = function(row[i], expression, connection)
     return [dict(zip(names, row)) for row in rows]
+
+
+#: ``shaped_rows``' compiled queries by shape.
+_TEMPLATES = {}
+
+
+def _stand_in(value, n):
+    """The ``n``-th stand-in for ``value`` in a query compiled once: a value no row holds."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -(2**62) - n
+    if isinstance(value, str):
+        return f"\x01stand-in {n}\x01"
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return datetime(1, 1, 1, tzinfo=UTC) + timedelta(microseconds=n)
+    raise TypeError(f"no stand-in for {type(value).__name__} values")
 
 
 def select_list(model, alias, names=None):
@@ -126,4 +199,5 @@ def select_list(model, alias, names=None):
 def instances(model, rows, names=None):
     """Model instances of ``rows`` (tuples of the columns ``select_list(model, alias, names)`` lists),
     as a queryset makes them; the fields not in ``names`` are deferred (loaded if read)."""
-    return [model.from_db(connection.alias, names, row) for row in rows]
+    alias = connection.alias  # read once: each read goes through a thread-local
+    return [model.from_db(alias, names, row) for row in rows]

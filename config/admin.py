@@ -1,18 +1,19 @@
-"""The operator site (Django's admin) of the back office: its index is the dashboard
-(``settlement.dashboard``), scoped to the user's operator (``accounts.scoping``). Installed as
+"""The operator site (Django's admin) of the back office: ``adminkit.site``'s staff site (password,
+lockout, TOTP second factor) whose index is the dashboard (``settlement.dashboard``), scoped to
+the user's operator (``accounts.scoping``). Installed as
 the admin's default site (``config.apps.BackOfficeAdminConfig``), so every app's pages register
 on it as on ``admin.site``."""
 
 from django.conf import settings
-from django.contrib import admin
 
 from accounts.models import Operator
 from accounts.scoping import operator_id_of
 from adminkit.filters import operator_zone
+from adminkit.site import StaffAdminSite
 from settlement import dashboard
 
 
-class BackOfficeSite(admin.AdminSite):
+class BackOfficeSite(StaffAdminSite):
     site_header = "Live blackjack back office"
     site_title = "Back office"
     index_title = "Dashboard"

@@ -11,9 +11,13 @@ record (``Round.result_of``), which gives the same answer. Money is ``Decimal`` 
 from django.db.models import Q
 
 from accounts.models import Account, LedgerEntry
+from accounts.selectors import LEDGER_ROW
+from accounts.sql import shaped_rows
 from tables.engine import InvalidRecord, is_blackjack, score
+from tables.models import Round
+from wagering.models import Bet, BetExtra
 
-from .models import OperatorAction
+from .models import OperatorAction, RoundCorrection
 
 
 def effective_record(round_):
@@ -22,18 +26,37 @@ def effective_record(round_):
     return last.record if last else round_.record
 
 
-def bet_ledger_entries(bet):
-    """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
-    transactions. Keys (posted by ``wagering.placement``, ``wagering.extras``, ``wagering.closing``,
-    ``settlement.services``, ``settlement.voids``): ``stake:<pk>``, each extra stake's key
-    (``double:<pk>``, ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``, ``refund:<pk>`` and
-    ``refund:<extra key>``, ``reverse:<pk>`` and ``resettle:<pk>:<n>``."""
+def _keys(bet, extra_keys):
+    """The ledger keys of ``bet``'s money (a ``Bet``) but its resettles'. Keys (posted by
+    ``wagering.placement``, ``wagering.extras``, ``wagering.closing``, ``settlement.services``,
+    ``settlement.voids``): ``stake:<pk>``, each extra stake's key (``extra_keys``: ``double:<pk>``,
+    ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``, ``refund:<pk>`` and
+    ``refund:<extra key>``, ``reverse:<pk>``; then ``resettle:<pk>:<n>``, one per correction."""
     keys = [bet.stake_key(), f"payout:{bet.pk}", bet.refund_key(), f"reverse:{bet.pk}"]
-    for extra in bet.extras.all():
-        keys += [extra.key, extra.refund_key()]
-    ours = Q(transaction__key__in=keys) | Q(transaction__key__startswith=f"resettle:{bet.pk}:")
+    for key in extra_keys:
+        keys += [key, BetExtra(key=key).refund_key()]
+    return keys
+
+
+def bet_ledger_entries(bet):
+    """The entries on ``bet``'s player's wallets that move ``bet``'s money (``_keys``), oldest
+    first, with their transactions and currencies."""
+    ours = (Q(transaction__key__in=_keys(bet, [extra.key for extra in bet.extras.all()]))
+            | Q(transaction__key__startswith=f"resettle:{bet.pk}:"))
     return (LedgerEntry.objects.filter(ours, account__kind=Account.Kind.WALLET, account__player_id=bet.player_id)
             .select_related("transaction", "account__currency").order_by("id"))
+
+
+def bet_ledger_rows(bet, extras):
+    """``bet_ledger_entries`` of ``bet`` (a ``wagering.selectors.bet_detail_row``, ``extras`` its
+    ``extras_of``) as dicts of ``accounts.selectors.LEDGER_ROW``, its resettles found by their keys:
+    one per correction up to the one its settlement was computed from (a resettle points every
+    bet it settles at its own correction's details)."""
+    keys = _keys(Bet(pk=bet["id"]), [extra["key"] for extra in extras])
+    keys += [f"resettle:{bet['id']}:{n}" for n in range(1, (bet["settlement__correction"] or 0) + 1)]
+    return shaped_rows(("bet ledger rows", len(keys)), lambda player, *keys: LedgerEntry.objects.filter(
+        transaction__key__in=keys, account__kind=Account.Kind.WALLET, account__player_id=player)
+        .order_by("id").values(*LEDGER_ROW), [bet["player_id"], *keys])
 
 
 def _replay(round_):
@@ -60,27 +83,29 @@ def _dealer(cards):
 
 
 def bet_replay(bet):
-    """What the Bet Record shows of ``bet``'s play (``bet.round`` with its table and currency
-    loaded, best with its settlement too, as ``wagering.selectors.bet_details_for_player`` does): a
+    """What a bet's page shows of its play (``bet``: a ``wagering.selectors.bet_detail_row``): a
     dict with ``dealer`` (cards, score, blackjack, bust) and the bet's settlement detail as
-    settlement stored it (``SettlementDetail.detail``), or, before settlement, as the engine
-    replays the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``;
-    main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
+    settlement stored it (``SettlementDetail.detail``, with the dealer of the record it was
+    computed from: the round's record or the correction it names), or, before settlement, as the
+    engine replays the round's effective record: ``staked``, ``returned``, ``outcome``,
+    ``extras``; main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
     ``[{"action", "by": "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and
     ``odds``; ``explanation``.
     A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
     a boundless bet only its own path. None while the round has no record."""
-    record = effective_record(bet.round)
-    if not record:
-        return None
-    stored = getattr(getattr(bet, "settlement", None), "detail", None)  # None: not settled
-    if stored is None:
-        result = _result(bet.round, record)
-        if result is None or bet.record_id not in result.bets:
+    stored, correction = bet["settlement__detail"], bet["settlement__correction"]
+    if stored is not None:
+        dealer = (bet["round__record__dealer"] if correction == 0 else RoundCorrection.objects.filter(
+            round_id=bet["round_id"], sequence=correction).values_list("record__dealer", flat=True).get())
+    else:
+        round_ = Round.objects.select_related("table__currency").get(pk=bet["round_id"])
+        record = effective_record(round_)
+        result = _result(round_, record)
+        if result is None or bet["record_id"] not in result.bets:
             return None
-        stored = result.bets[bet.record_id].to_dict()
+        stored, dealer = result.bets[bet["record_id"]].to_dict(), record.get("dealer")
     detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
-    detail["dealer"] = _dealer(record.get("dealer") or [])
+    detail["dealer"] = _dealer(dealer or [])
     return detail
 
 

@@ -14,15 +14,13 @@ major units. ``actor`` is a Django user (an operator) or a string label (``syste
 """
 
 import logging
-from collections import defaultdict
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
 from accounts.sql import execute_binary, number_array
-from tables.engine import InvalidRecord as EngineInvalidRecord
-from tables.exceptions import IllegalTransition, NotFound
+from tables.exceptions import IllegalTransition, InvalidRecord, NotFound
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
 from tables.money import bet_move, round_closing, round_money
@@ -32,8 +30,7 @@ from wagering.models import Bet
 from wagering.records import check_record
 from wallets.port import move
 
-from . import audit
-from .details import distinct_details
+from . import audit, plans
 from .exceptions import AlreadyResettled
 from .models import Alert, OperatorAction, RoundCorrection, SettlementDetail
 
@@ -44,17 +41,18 @@ Kind = LedgerTransaction.Kind
 
 # --- writing results ------------------------------------------------------------------------------
 
-def _write_results(round_, results, correction, now):
-    """Write the engine's results for bets of ``round_`` (``{bet pk: BetResult}``): each distinct
-    detail (``settlement.details``) as one ``SettlementDetail`` of ``correction``, then every bet
-    SETTLED with its ``outcome``, ``returned``, ``settled_at=now`` and detail. On PostgreSQL the
-    bets take ONE ``UPDATE ... FROM unnest`` (numbers sent as array literals, ``accounts.sql``);
-    they are found through their round (its index), then joined to the rows, so that the planner
-    reads the round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
-    details, index = distinct_details(results.values())
+def _write_results(round_, plan, correction, now):
+    """Write ``plan`` (a ``settlement.plans.Plan`` of bets of ``round_``): each distinct detail as
+    one ``SettlementDetail`` of ``correction``, then every bet SETTLED with its ``outcome``,
+    ``returned``, ``settled_at=now`` and detail. On PostgreSQL the bets take ONE
+    ``UPDATE ... FROM unnest`` (numbers sent as array literals, ``accounts.sql``); they are found
+    through their round (its index), then joined to the rows, so that the planner reads the
+    round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
     rows = SettlementDetail.objects.bulk_create(
-        [SettlementDetail(round=round_, correction=correction, detail=d, settled_at=now) for d in details])
-    settlements = [rows[n].pk for n in index]
+        [SettlementDetail(round=round_, correction=correction, detail=detail, settled_at=now)
+         for detail, _, _ in plan.details])
+    kinds = [(outcome, returned, row.pk) for (_, outcome, returned), row in zip(plan.details, rows)]
+    settled = [kinds[kind] for kind in plan.kinds]
     if connection.vendor == "postgresql":
         execute_binary(
             f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
@@ -62,12 +60,13 @@ def _write_results(round_, results, correction, now):
             "FROM unnest(%s::bigint[], %b::varchar[], %s::numeric[], %s::bigint[]) "
             "AS u(id, outcome, returned, settlement) "
             "WHERE b.round_id = %b::bigint AND b.id = u.id",
-            [Bet.State.SETTLED, now, number_array(results), [r.outcome for r in results.values()],
-             number_array(r.returned for r in results.values()), number_array(settlements), round_.pk])
+            [Bet.State.SETTLED, now, number_array(plan.bets), [outcome for outcome, _, _ in settled],
+             number_array(returned for _, returned, _ in settled), number_array(pk for _, _, pk in settled),
+             round_.pk])
         return
-    Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=r.outcome, returned=r.returned,
+    Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=outcome, returned=returned,
                                  settled_at=now, settlement_id=settlement)
-                             for (pk, r), settlement in zip(results.items(), settlements)],
+                             for pk, (outcome, returned, settlement) in zip(plan.bets, settled)],
                             ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
 
 
@@ -85,22 +84,15 @@ def flag_negative(round_, players, why):
         for w in negative])
 
 
-def _settle_locked(round_, result, bets, *, correction, actor="system", actor_user=None):
-    """Write ``result`` (the engine's ``RoundResult``) for a locked round whose bets are not settled
+def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None):
+    """Write ``plan`` (a ``settlement.plans.Plan``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
-    the rollups (``wagering.rollups.round_settled``, last), the round SETTLED. ``bets``:
-    ``{record_id: (bet pk, player_id)}``."""
-    results, paid, bets_of = {}, [], defaultdict(list)
-    for record_id, r in result.bets.items():
-        pk, player_id = bets[record_id]
-        results[pk] = r
-        bets_of[player_id].append(pk)
-        if r.returned:
-            paid.append((pk, player_id, r.returned))
-    _write_results(round_, results, correction, timezone.now())
+    the rollups (``wagering.rollups.round_settled``, last), the round SETTLED."""
+    _write_results(round_, plan, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
-          bets=len(results), staked=str(result.total_staked), returned=str(result.total_returned)).save()
+          bets=len(plan.bets), staked=str(plan.staked), returned=str(plan.returned)).save()
+    paid, bets_of = plan.paid(), plan.bets_of()
     # The payouts last: their wallet locks are held only until the commit (the players' next bets
     # wait for them). Only the paid players' wallets are read; the others' rounds are closed.
     wallets, houses = round_money(round_, {player_id for _, player_id, _ in paid})
@@ -129,29 +121,31 @@ def _fail(round_, reason):
 
 @transaction.atomic(durable=True)
 def settle_round(*, round_id):
-    """Settle a RESULTED round (RULES 5, 8; docs/round-record.md "Result") with the rules engine, in one
+    """Settle a RESULTED round (RULES 5, 8; docs/round-record.md "Result") by the rules engine, in one
     transaction: every bet SETTLED with its outcome and return, every non-zero return posted
     (``payout:<bet>``), each bet's engine detail kept (``SettlementDetail``), the ``settled`` event,
-    the round SETTLED. A round in any other state is left alone (a duplicate or late delivery).
-    A record the engine rejects, or whose bets differ from the round's, sends the round to
-    SETTLEMENT_FAILED with the reason (and an ``Alert``) instead of raising. Returns the ``Round``.
-    Raises ``NotFound``; database errors propagate (the task retries them)."""
-    round_ = lock_round(round_id)
+    the round SETTLED. What is written is the plan ``record_result`` kept when it checked the record
+    (``settlement.plans``), taken in this transaction: a crash before the commit leaves it for the
+    next try. A round without one (its record taken before plans were kept) is checked and
+    computed from its record now. A round in any other state is left alone (a duplicate or late
+    delivery). A record the engine rejects, or whose bets differ from the round's open bets, sends
+    the round to SETTLEMENT_FAILED with the reason (and an ``Alert``) instead of raising. Returns
+    the ``Round``. Raises ``NotFound``; database errors propagate (the task retries them)."""
+    round_ = lock_round(round_id, record=False)
     if round_.state != State.RESULTED:
         return round_
-    try:
-        result = round_.result_of(round_.record)
-    except (EngineInvalidRecord, ValueError) as e:
-        _fail(round_, str(e))
+    plan = plans.taken(round_)
+    if plan is None:  # its record taken before plans were kept: checked again, as it was then
+        try:
+            plan = plans.plan_of(*check_record(round_, round_.record))
+        except (InvalidRecord, ValueError) as e:
+            _fail(round_, str(e))
+            return round_
+    held = Bet.objects.filter(round=round_, state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).count()
+    if held != len(plan.bets):  # never, while only settling and voiding change a RESULTED round's bets
+        _fail(round_, f"bets: the round holds {held} open bets, its record settles {len(plan.bets)}")
         return round_
-    bets = {rid: (pk, player) for rid, pk, player in Bet.objects.filter(
-        round=round_, state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).values_list("record_id", "pk", "player_id")}
-    if bets.keys() != result.bets.keys():
-        _fail(round_, f"bets: the record's bets differ from the round's (unknown "
-                      f"{sorted(result.bets.keys() - bets.keys())[:10]}, "
-                      f"missing {sorted(bets.keys() - result.bets.keys())[:10]})")
-        return round_
-    _settle_locked(round_, result, bets, correction=0)
+    _settle_locked(round_, plan, correction=0)
     return round_
 
 
@@ -164,7 +158,7 @@ def preview_resettle(*, round_id, corrected_record):
     round_ = Round.objects.select_related("table__currency").filter(pk=round_id).first()
     if round_ is None:
         raise NotFound(f"no round {round_id}")
-    result = check_record(round_, corrected_record)
+    result, _ = check_record(round_, corrected_record)
     return round_, [(b, result.bets[b.record_id].returned)
                     for b in round_.bets.select_related("player").order_by("id") if b.record_id in result.bets]
 
@@ -191,25 +185,27 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
     if round_.state not in (State.SETTLED, State.SETTLEMENT_FAILED):
         raise IllegalTransition(f"round {round_id} is {round_.state}: only a settled or failed round is resettled",
                                 state=round_.state)
-    result = check_record(round_, corrected_record)
+    result, held = check_record(round_, corrected_record)
+    plan = plans.plan_of(result, held)
     correction = RoundCorrection.objects.create(round=round_, sequence=last + 1, record=corrected_record,
                                                 reason=reason, actor=user, actor_label=label)
-    bets = {b.record_id: b for b in round_.bets.exclude(state=Bet.State.REFUNDED)}
     if round_.state == State.SETTLEMENT_FAILED:
-        _settle_locked(round_, result, {rid: (b.pk, b.player_id) for rid, b in bets.items()},
-                       correction=correction.sequence, actor=label, actor_user=user)
+        _settle_locked(round_, plan, correction=correction.sequence, actor=label, actor_user=user)
         diffs = {}
     else:
-        diffs = _resettle_locked(round_, result, bets, correction.sequence, label, user)
+        bets = {b.record_id: b for b in round_.bets.exclude(state=Bet.State.REFUNDED)}
+        diffs = _resettle_locked(round_, result, plan, bets, correction.sequence, label, user)
     audit.record(actor=label, actor_user=user, target=round_, reason=reason,
                  action=OperatorAction.Action.RESETTLE_ROUND, correction=correction.sequence,
                  differences={rid: str(d) for rid, d in diffs.items()})
     return correction
 
 
-def _resettle_locked(round_, result, bets, n, label, user):
-    """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``);
-    returns ``{record_id: difference}`` of the bets whose return changed."""
+def _resettle_locked(round_, result, plan, bets, n, label, user):
+    """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``;
+    ``result``: the engine's, ``plan`` its ``Plan``, ``bets``: ``{record_id: Bet}``), write
+    ``plan`` and add what it changed to the rollups; returns ``{record_id: difference}`` of the
+    bets whose return changed."""
     counted = Bet.objects.filter(round=round_, state=Bet.State.SETTLED)
     before = rollups.figures_of(counted)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
@@ -220,7 +216,7 @@ def _resettle_locked(round_, result, bets, n, label, user):
                    player=bets[rid].player_id, amount=abs(diff), to_player=diff > 0, bet=bets[rid].pk)
           for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
-    _write_results(round_, {bets[rid].pk: r for rid, r in result.bets.items()}, n, timezone.now())
+    _write_results(round_, plan, n, timezone.now())
     rollups.record(rollups.difference(rollups.figures_of(counted), before))
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()

@@ -23,7 +23,7 @@ from wagering.closing import refund_bets
 from wagering.models import Bet
 from wallets.port import move
 
-from . import audit
+from . import audit, plans
 from .models import OperatorAction
 from .services import flag_negative
 
@@ -77,6 +77,8 @@ def _void_locked(round_, reason, label, user):
     Raises ``IllegalTransition``."""
     settled = round_.state == State.SETTLED
     before = rollups.figures_of(round_.bets.all())
+    if round_.state == State.RESULTED:
+        plans.forget(round_)  # its settlement, now never written
     round_.transition(State.VOIDED)
     if settled:
         events = _reverse_locked(round_, label, user)

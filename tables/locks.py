@@ -13,16 +13,18 @@ def lock_table(table):
     Table.objects.select_for_update().filter(pk=table.pk).exists()
 
 
-def lock_round(round_id, *, shared=False):
+def lock_round(round_id, *, shared=False, record=True):
     """Load round ``round_id`` (with its table and currency) under a row lock: ``FOR UPDATE`` for a
     state change, ``FOR SHARE`` (``shared``, PostgreSQL) for placing bets and extra stakes, so that
     they do not queue behind each other but a close or cancel waits for those in flight and they
-    wait for it. Raises ``NotFound``."""
+    wait for it. Without ``record`` the round's record is left in the database (read if asked
+    for): a boundless round's holds thousands of bets. Raises ``NotFound``."""
     if shared and connection.vendor == "postgresql":
         found = list(Round.objects.raw(f"SELECT * FROM {Round._meta.db_table} WHERE id = %s FOR SHARE",
                                        [round_id]))
     else:
-        found = list(Round.objects.select_for_update().filter(pk=round_id))
+        rounds = Round.objects.select_for_update().filter(pk=round_id)
+        found = list(rounds if record else rounds.defer("record"))
     if not found:
         raise NotFound(f"no round {round_id}")
     round_ = found[0]

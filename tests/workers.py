@@ -37,22 +37,37 @@ class Worker:
                      "--without-heartbeat"], extra_env, log_dir)
 
     def _start(self, command, extra_env, log_dir):
-        env = dict(os.environ, DATABASE_URL=database_url(), PYTHONUNBUFFERED="1", **(extra_env or {}))
+        self._command = command
+        self._env = dict(os.environ, DATABASE_URL=database_url(), PYTHONUNBUFFERED="1", **(extra_env or {}))
         self.log_path = Path(log_dir or "/tmp") / f"celery-{self.name}-{os.getpid()}.log"
         self.log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
-        self._wait_ready()
+        self._spawn()
 
-    def _wait_ready(self, timeout=60):
+    def _spawn(self):
+        start = len(self.output())
+        self.proc = subprocess.Popen(self._command, cwd=ROOT, env=self._env, stdout=self.log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self._wait_ready(start)
+
+    def _wait_ready(self, start, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name} exited: {self.log_path.read_text()[-3000:]}")
-            if self.READY in self.log_path.read_text():
+                raise RuntimeError(f"{self.name} exited: {self.output()[-3000:]}")
+            if self.READY in self.output()[start:]:
                 return
             time.sleep(0.2)
-        raise RuntimeError(f"{self.name} not ready in {timeout}s: {self.log_path.read_text()[-3000:]}")
+        raise RuntimeError(f"{self.name} not ready in {timeout}s: {self.output()[-3000:]}")
+
+    def supervise(self):
+        """Start the process again if it has exited, as the supervisor a deployment runs workers
+        under does (systemd's ``Restart=always``); returns whether it did."""
+        if self.proc.poll() is None:
+            return False
+        self.log.write(f"--- exited with {self.proc.returncode}; started again by its supervisor\n")
+        self.log.flush()
+        self._spawn()
+        return True
 
     def output(self):
         return self.log_path.read_text()

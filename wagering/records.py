@@ -5,6 +5,7 @@ took. Taking a record, resettling and an operator's resettle preview all check t
 import json
 from decimal import Decimal
 
+from accounts.sql import BY_KEY, values_list_rows
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.exceptions import InvalidRecord
 
@@ -13,14 +14,16 @@ from .models import Bet, BetExtra
 
 def _platform_bets(round_):
     """The bets the platform holds for ``round_`` (refunded ones left out), as check_record
-    compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total})}``
-    (follow_double counts as double, follow_split as split). Two queries of plain rows: a boundless
-    round holds thousands of bets, and this runs while the game server waits for its answer."""
+    compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total},
+    pk, player id)}`` (follow_double counts as double, follow_split as split). Two queries of
+    plain rows, their players and extras reached through their keys (``accounts.sql.BY_KEY``), never
+    by scanning those tables: a boundless round holds thousands of bets, and this runs while the
+    game server waits for its answer."""
     bets = round_.bets.exclude(state=Bet.State.REFUNDED)
-    held = {record_id: (fields, {}) for record_id, *fields in
-            bets.values_list("record_id", "player__game_code", "type", "seat", "stake")}
-    for record_id, kind, amount in (BetExtra.objects.filter(bet__in=bets)
-                                     .values_list("bet__record_id", "kind", "amount")):
+    held = {record_id: (fields, {}, pk, player) for record_id, pk, player, *fields in values_list_rows(
+        bets.values_list("record_id", "pk", "player_id", "player__game_code", "type", "seat", "stake"), planner=BY_KEY)}
+    for record_id, kind, amount in values_list_rows(BetExtra.objects.filter(bet__in=bets.values("pk")).values_list(
+            "bet__record_id", "kind", "amount"), planner=BY_KEY):
         totals = held[record_id][1]
         kind = kind.removeprefix("follow_")
         totals[kind] = totals.get(kind, Decimal(0)) + amount
@@ -37,8 +40,8 @@ def check_record(round_, record):
     and against the bets the platform holds: the same round id, currency and shoe round; the same
     bets (by ``record_id``: player, type, seat and original stake) and, per bet, the extra stakes
     the engine derives from the actions and flags equal to the ``BetExtra`` rows (double, split,
-    insurance). Returns the engine's ``RoundResult``. Raises ``InvalidRecord`` whose
-    ``extra["field"]`` is the record's field path."""
+    insurance). Returns ``(the engine's RoundResult, {record_id: (bet pk, player id)})``. Raises
+    ``InvalidRecord`` whose ``extra["field"]`` is the record's field path."""
     table = round_.table
     for field, expected in (("round", round_.external_id), ("currency", table.currency_id),
                             ("shoe_round", round_.shoe_round)):
@@ -67,4 +70,4 @@ def check_record(round_, record):
             theirs = {k: str(v) for k, v in engine_bet.extras.items()}
             raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
                                 f"{ {k: str(v) for k, v in ours.items()} }", field=f"bets[{index}]")
-    return result
+    return result, {record_id: (pk, player) for record_id, (_, _, pk, player) in bets.items()}

@@ -16,17 +16,16 @@ from django.db.models import (
     Exists,
     F,
     OuterRef,
-    Prefetch,
     Q,
     Subquery,
     Sum,
     Value,
     When,
-    prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce
 
 from accounts.models import MONEY, Currency
+from accounts.sql import shaped_rows
 from tables.models import Round
 
 from .models import Bet, BetExtra
@@ -48,8 +47,16 @@ def with_money(bets):
 def bets_for_player(player):
     """The bets of ``player``, newest first (by ``placed_at``, then ``id``), with ``with_money``
     annotations and their round (without its record), table and currency.
-    Lists read ``bet_rows_for_player`` instead."""
+    Lists read ``bet_rows_for_player`` instead, a bet's page ``bet_detail_row``."""
     return _all_bets().filter(player=player)
+
+
+def bet_detail_row(player, pk):
+    """``player``'s bet ``pk`` (an int) as a dict of ``BET_DETAIL`` (all a bet's page shows of the
+    bet, its round and its settlement, in one query), or None when it is not theirs."""
+    rows = shaped_rows(("bet detail",), lambda player_id, bet_id: _all_bet_details().filter(
+        player_id=player_id, pk=bet_id), [player.pk, pk])
+    return rows[0] if rows else None
 
 
 def bets_for_operator(operator):
@@ -58,19 +65,14 @@ def bets_for_operator(operator):
     return _all_bets().filter(player__operator=operator).select_related("player")
 
 
-def bet_details_for_player(player):
-    """``bets_for_player(player)`` with all a bet's page shows loaded in one query (the round's
-    record, its table's currency, the ``settlement``); ``with_extras`` adds a bet's extras."""
-    return _all_bet_details().filter(player=player)
-
-
-def with_extras(bet):
-    """``bet`` (a ``bets_for_player`` model) with its extra stakes prefetched (``bet.extras.all()``);
-    no query for a bet without any: its ``extras_total`` is then 0 (extra stakes are positive, a
-    database constraint)."""
-    extras = BetExtra.objects.all() if bet.extras_total else BetExtra.objects.none()
-    prefetch_related_objects([bet], Prefetch("extras", queryset=extras))
-    return bet
+def extras_of(bet):
+    """The extra stakes of ``bet`` (a ``bet_detail_row``) in id order, as dicts of ``kind``,
+    ``hand``, ``amount``, ``key`` and ``created_at``; no query for a bet without any: its
+    ``extras_total`` is then 0 (extra stakes are positive, a database constraint)."""
+    if not bet["extras_total"]:
+        return []
+    return list(BetExtra.objects.filter(bet_id=bet["id"]).order_by("id")
+                .values("kind", "hand", "amount", "key", "created_at"))
 
 
 def bet_rows_for_player(player):
@@ -92,6 +94,12 @@ BET_ROW = ("id", "type", "seat", "stake", "extras_total", "returned", "state", "
            "round__external_id", "round__shoe_round", "round__state")
 #: ``BET_ROW`` and the player's code, for lists of many players' bets (``bet_rows_for_operator``).
 OPERATOR_BET_ROW = (*BET_ROW, "player__code")
+#: The values of a bet on its page (``bet_detail_row``): ``BET_ROW``, the bet's player, record id
+#: and follow flags, the correction and detail of its settlement (None before settlement), and
+#: its round's dealer cards (the round's record itself is not read: a boundless round's holds
+#: thousands of bets).
+BET_DETAIL = BET_ROW + ("player_id", "record_id", "follow_double", "follow_split", "settlement__correction",
+                        "settlement__detail", "round__record__dealer")
 
 
 # The queries above, built once per process and filtered per call: building the money
@@ -104,7 +112,7 @@ def _all_bets():
 
 @cache
 def _all_bet_details():
-    return _all_bets().defer(None).select_related("round__table__currency", "currency", "settlement")
+    return _all_bets().order_by().values(*BET_DETAIL)
 
 
 @cache

@@ -95,9 +95,18 @@ class StrictAPIView(GenericAPIView):
     def owned(self, queryset, pk):
         """The row ``pk`` (a path string) of ``queryset`` (already limited to the caller's own rows);
         ``NotFound`` when it is not a positive id or not there."""
-        if not pk.isascii() or not pk.isdigit() or not 1 <= int(pk) <= MAX_ID:
-            raise drf.NotFound()
-        found = queryset.filter(pk=int(pk)).first()
-        if found is None:
-            raise drf.NotFound()
-        return found
+        return found_or_404(queryset.filter(pk=path_id(pk)).first())
+
+
+def path_id(pk):
+    """The id ``pk`` (a path string) as an int; ``NotFound`` when it is not a positive id."""
+    if not pk.isascii() or not pk.isdigit() or not 1 <= int(pk) <= MAX_ID:
+        raise drf.NotFound()
+    return int(pk)
+
+
+def found_or_404(found):
+    """``found``, unless None (``NotFound``)."""
+    if found is None:
+        raise drf.NotFound()
+    return found

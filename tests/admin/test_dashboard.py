@@ -14,6 +14,7 @@ from settlement import rtp_watch
 from settlement.dashboard import build
 from settlement.models import Alert, Dispute
 from tests.admin.conftest import staff_of, two_operators
+from tests.factories import otp_login
 from wallets.models import WalletMovement
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,7 @@ def _chart(page):
 def test_the_provider_sees_every_operator(client, ab):
     rtp_watch.watch()
     Dispute.objects.filter(pk=ab.b_dispute.pk).update(created_at=timezone.now() - timedelta(days=8))
-    client.force_login(ab.provider)
+    otp_login(client, ab.provider)
     page = client.get("/admin/").content.decode()
     assert 'id="dashboard"' in page and "Wagering" in page  # the dashboard above Django's index
     board = build(operator_id=None, zone=timezone.get_current_timezone())
@@ -50,7 +51,7 @@ def test_operator_staff_see_their_operator_only(client, ab):
                                   currency_id="EUR", amount=Decimal("1.00"), state="failed")
     Alert.objects.create(kind=Alert.Kind.WALLET_FAILING, severity=Alert.Severity.CRITICAL, player=ab.beta[0],
                          message="beta's wallet failing")
-    client.force_login(staff_of(ab.a, VIEWER, "alpha_viewer"))
+    otp_login(client, staff_of(ab.a, VIEWER, "alpha_viewer"))
     page = client.get("/admin/").content.decode()
     assert 'id="dashboard"' in page and 'id="rtp-watch"' not in page
     board = build(operator_id=ab.a.pk, zone=ab.a.time_zone)

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from adminkit.roles import VIEWER
 from tests.admin.conftest import staff_of, two_operators
+from tests.factories import otp_login
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +32,7 @@ def _csv(client, query):
 
 
 def test_the_provider_sees_every_operator_with_totals_and_a_chart(client, ab):
-    client.force_login(ab.provider)
+    otp_login(client, ab.provider)
     page = client.get(f"{REPORT}?group=operator").content.decode()
     assert "brand-alpha" in page and "brand-beta" in page and 'class="total"' in page
     assert 'id="report-chart-data"' in page and "chart.umd.min.js" in page
@@ -46,7 +47,7 @@ def test_the_provider_sees_every_operator_with_totals_and_a_chart(client, ab):
 
 
 def test_operator_staff_see_only_their_operators_rows(client, ab):
-    client.force_login(staff_of(ab.a, VIEWER, "alpha_viewer"))
+    otp_login(client, staff_of(ab.a, VIEWER, "alpha_viewer"))
     for query in ("group=operator", "group=table", "group=day", "group=currency", "group=operator&operator=brand-beta"):
         page = client.get(f"{REPORT}?{query}").content.decode().replace(query.replace("&", "&amp;"), "")
         assert "brand-beta" not in page and "Beta Casino" not in page, query  # their own query aside
@@ -60,7 +61,7 @@ def test_operator_staff_see_only_their_operators_rows(client, ab):
 
 
 def test_the_observed_rtp_stands_beside_the_theoretical(client, ab):
-    client.force_login(ab.provider)
+    otp_login(client, ab.provider)
     page = client.get(f"{REPORT}rtp/").content.decode()
     assert f"rtp-{ab.shared.table.code}-main-data" in page and "not computed yet" in page
     from tables.rtp import compute_report
@@ -70,7 +71,7 @@ def test_the_observed_rtp_stands_beside_the_theoretical(client, ab):
 
 
 def test_bad_input_is_a_clear_error_not_a_crash(client, ab):
-    client.force_login(ab.provider)
+    otp_login(client, ab.provider)
     for query in ("date_from=2026-13-01", "date_from=2026-03-02&date_to=2026-03-01", "group=week",
                   "operator=nobody", "table=" + "x" * 40):
         response = client.get(f"{REPORT}?{query}")

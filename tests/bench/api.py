@@ -1,18 +1,26 @@
 """``make bench-api``: the player API under 20 concurrent clients, beside its plain-SQL floor.
 
-Data: the shared million bets of ``tests.bench.load`` (10,000 players, ~90 bets each, one with
-100,000; a round's bets share their placing time). Starts gunicorn (``--workers`` processes of
-``--threads`` threads, 127.0.0.1 only: 2 cores), then for ``--seconds`` per scenario drives it with
-CLIENTS keep-alive connections of ``wrk`` (Debian's C load generator: ``apt-get install wrk``; a
-Lua script picks each request's path and token) and prints requests/s, the 50th/95th/99th-percentile
-latency, the CPU that gunicorn's workers and their PostgreSQL backends spent per request
-(milliseconds: the figures that stay meaningful when the machine is shared; 2 cores / their sum
-bounds requests/s) and the CPU the load generator used (cores, so that a
-client-bound run shows); beside each, the database time of the same queries run as plain SQL (the
-ORM's statements, executed directly). ``--chdir DIR`` serves another checkout (e.g. an older commit
-unpacked with ``git archive``) with the same data and load, for a before/after ratio taken under the
-same machine load. ``--in-process N`` runs N requests per scenario through Django's test client
-instead and prints the CPU per request (with ``--chdir``, of that checkout's code). Never asserts."""
+Data: the shared bets of ``tests.bench.load``, ``BENCH_BETS`` of them (default 1,000,000: 10,000
+players, ~90 bets each, the heavy player a tenth of them; a round's bets share their placing time).
+Starts gunicorn (``--workers`` processes of ``--threads`` threads, 127.0.0.1:``BENCH_API_PORT``
+only: 2 cores), then for ``--seconds`` per scenario drives it with CLIENTS keep-alive connections
+of ``wrk`` (Debian's C load generator: ``apt-get install wrk``; a Lua script picks each request's
+path and credential) and prints requests/s, the 50th/95th/99th-percentile latency, the CPU that
+gunicorn's workers and their PostgreSQL backends spent per request (milliseconds: the figures that
+stay meaningful when the machine is shared; 2 cores / their sum bounds requests/s) and the CPU the
+load generator used (cores, so that a client-bound run shows); beside each, the database time of
+the same queries run as plain SQL (the ORM's statements, executed directly). Past 1,000,000 bets,
+each CPU figure is printed beside its figure at 1,000,000 (measured first in the same run when the
+data set grows from there, else the one kept by an earlier run: ``tests.bench.load.scale_rows``).
+``--auth`` chooses how the players sign in: ``token`` (DRF tokens, ``Authorization: Token``),
+``session`` (player sessions their operator minted, ``Authorization: Bearer``,
+``accounts.operators.open_session``) or ``both`` (the default: each scenario driven with each, and
+the ratio of their CPU per request printed, session / token).
+``--chdir DIR`` serves another checkout (e.g. an older commit unpacked with ``git archive``) with
+the same data and load, for a before/after ratio taken under the same machine load.
+``--in-process N`` runs N requests per scenario through Django's test client instead and prints
+the CPU per request (with ``--chdir``, of that checkout's code). Exits 1 when a request failed or
+a list's CPU per request grew more than 1.2 times from 1,000,000 bets."""
 
 import argparse
 import json
@@ -27,17 +35,19 @@ import time
 import urllib.error
 import urllib.request
 
-from tests.bench.common import report, setup
-from tests.bench.load import PLAYERS, ensure_bets
+from tests.bench.common import cpu_seconds, report, setup, sized, verdict
+from tests.bench.load import PLAYERS, ensure_bets, scale_rows, sizes
 
+#: The data set's size: ``BENCH_BETS`` bets (default 1,000,000).
+BETS = int(os.environ.get("BENCH_BETS", sized(1_000_000, 2_000)))
 CLIENTS = 20
-WARM_UP = 2  # seconds of each scenario not measured: connections, first token lookups, imports
+WARM_UP = sized(2, 1)  # seconds of each scenario not measured: connections, first token lookups, imports
 PORT = int(os.environ.get("BENCH_API_PORT", "8765"))
 APPLICATION_NAME = f"bench-api-{PORT}"  # gunicorn's database connections, to find their backends
 
 # -- the load generator (wrk + Lua) ---------------------------------------------------------------
 
-#: Per request: a random (path, Authorization) pair. At the end: one JSON line with the counts and
+#: Per request: a random (path, Authorization header) pair. At the end: one JSON line with the counts and
 #: the latency percentiles (microseconds).
 LUA = """
 local targets = %s
@@ -58,20 +68,14 @@ end
 
 
 def lua_script(targets):
-    """The Lua source driving ``targets`` ([(path, token)])."""
-    pairs = ", ".join(f"{{{json.dumps(path)}, {json.dumps('Token ' + token)}}}" for path, token in targets)
+    """The Lua source driving ``targets`` ([(path, Authorization header)])."""
+    pairs = ", ".join(f"{{{json.dumps(path)}, {json.dumps(credential)}}}" for path, credential in targets)
     return LUA % f"{{{pairs}}}"
 
 
-def cpu_seconds(pids):
-    """User + system CPU seconds so far of the processes ``pids`` (from ``/proc``)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+def _cpu(pids):
+    """User + system CPU seconds so far of the processes ``pids`` (``common.cpu_seconds``)."""
+    return sum(cpu_seconds(pid) for pid in pids)
 
 
 def workers_of(server):
@@ -81,7 +85,7 @@ def workers_of(server):
 
 
 def drive(targets, server, seconds):
-    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, token)]),
+    """Drive ``server`` with CLIENTS connections for ``seconds`` on ``targets`` ([(path, Authorization header)]),
     after WARM_UP seconds not counted. Returns ``(requests/s, p50 ms, p95 ms, p99 ms, errors,
     server CPU ms per request, client CPU in cores)``."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
@@ -95,12 +99,12 @@ def drive(targets, server, seconds):
 
         wrk(WARM_UP)
         workers = workers_of(server)
-        server_cpu, before = cpu_seconds(workers), {pid: cpu_seconds([pid]) for pid in database_backends()}
+        server_cpu, before = _cpu(workers), {pid: cpu_seconds(pid) or 0 for pid in database_backends()}
         client_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = wrk(seconds)
-        server_cpu = cpu_seconds(workers) - server_cpu
+        server_cpu = _cpu(workers) - server_cpu
         # A thread's first query opens its connection: a backend may have started during the run.
-        database_cpu = sum(cpu_seconds([pid]) - before.get(pid, 0) for pid in database_backends())
+        database_cpu = sum((cpu_seconds(pid) or 0) - before.get(pid, 0) for pid in database_backends())
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
     client = (after.ru_utime - client_cpu.ru_utime) + (after.ru_stime - client_cpu.ru_stime)
@@ -141,22 +145,46 @@ def start_server(workers, threads, chdir):
 
 
 def sql_floor(reads, runs=30):
-    """``{name: mean milliseconds}``: the SQL statements each read (``{name: callable}``) makes,
-    captured once, then run ``runs`` times as plain SQL on one connection."""
+    """``{name: (mean milliseconds, statements)}``: the SQL statements each read (``{name: callable}``)
+    makes, captured once with their parameters (through Django's cursor, or
+    ``accounts.sql.execute_binary``), then run ``runs`` times as plain SQL on one connection."""
     from django.db import connection
-    from django.test.utils import CaptureQueriesContext
+
+    from accounts import sql
+
     floor = {}
     for name, read in reads.items():
-        with CaptureQueriesContext(connection) as captured:
-            read()
-        with connection.cursor() as cur:
-            start = time.perf_counter()
-            for _ in range(runs):
-                for query in captured.captured_queries:
-                    cur.execute(query["sql"])
-                    cur.fetchall()
-            floor[name] = ((time.perf_counter() - start) / runs * 1000, len(captured.captured_queries))
+        statements, binary = [], sql.execute_binary
+
+        def captured(statement, params, _binary=binary, _statements=statements, **options):
+            _statements.append(lambda: _binary(statement, params, **options))
+            return _binary(statement, params, **options)
+
+        def through_django(execute, statement, params, many, context, _statements=statements):
+            _statements.append(lambda: _plain(statement, params))
+            return execute(statement, params, many, context)
+
+        sql.execute_binary = captured
+        try:
+            with connection.execute_wrapper(through_django):
+                read()
+        finally:
+            sql.execute_binary = binary
+        start = time.perf_counter()
+        for _ in range(runs):
+            for statement in statements:
+                statement()
+        floor[name] = ((time.perf_counter() - start) / runs * 1000, len(statements))
     return floor
+
+
+def _plain(statement, params):
+    """Run ``statement`` with ``params`` on a raw cursor of Django's connection; fetch its rows."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute(statement, params)
+        return cur.fetchall() if cur.description else None
 
 
 def arguments():
@@ -164,9 +192,12 @@ def arguments():
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4: 2 per core)")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per worker (default 1: gunicorn's sync worker; threads share the GIL)")
-    parser.add_argument("--seconds", type=int, default=10, help="duration of each scenario (default 10)")
+    parser.add_argument("--seconds", type=int, default=sized(10, 1), help="duration of each scenario (default 10)")
     parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
     parser.add_argument("--only", help="run only the scenarios whose name contains this")
+    parser.add_argument("--auth", choices=("token", "session", "both"),
+                        default=os.environ.get("BENCH_API_AUTH", "both"),
+                        help="players sign in with DRF tokens, operator-minted sessions, or both in turn (default)")
     parser.add_argument("--in-process", type=int, metavar="N",
                         help="instead: N requests per scenario through Django's test client, CPU per request")
     return parser.parse_args()
@@ -180,12 +211,12 @@ def in_process(scenarios, requests):
 
     client, cpu = Client(), {}
     for name, targets in scenarios.items():
-        for path, token in targets[:20]:  # warm: imports, connection, token lookups
-            assert client.get(path, HTTP_AUTHORIZATION=f"Token {token}").status_code == 200
+        for path, credential in targets[:20]:  # warm: imports, connection, token lookups
+            assert client.get(path, HTTP_AUTHORIZATION=credential).status_code == 200
         start = time.process_time()
         for i in range(requests):
-            path, token = targets[i % len(targets)]
-            client.get(path, HTTP_AUTHORIZATION=f"Token {token}")
+            path, credential = targets[i % len(targets)]
+            client.get(path, HTTP_AUTHORIZATION=credential)
         cpu[name] = (time.process_time() - start) / requests * 1000
     return cpu
 
@@ -195,77 +226,136 @@ def main():
     if args.in_process and os.path.realpath(args.chdir) != os.path.realpath(os.getcwd()):
         # The other checkout's code in this process: run this script there.
         command = [sys.executable, os.path.abspath(__file__), "--in-process", str(args.in_process),
-                   "--chdir", args.chdir, *(["--only", args.only] if args.only else [])]
+                   "--chdir", args.chdir, "--auth", args.auth, *(["--only", args.only] if args.only else [])]
         return subprocess.run(command, cwd=args.chdir, env={**os.environ, "PYTHONPATH": args.chdir}).returncode
     if not args.in_process and shutil.which("wrk") is None:
         sys.exit("bench-api needs the wrk load generator: apt-get install wrk")
     os.environ.update({"ALLOWED_HOSTS": "127.0.0.1,testserver", "PLAYER_API_RATE": "100000000/min"})
     setup()
-    loaded = ensure_bets(1_000_000)
-    from datetime import UTC, datetime, timedelta
+    status = 0
+    for n in sizes(BETS):
+        status |= measure(args, ensure_bets(n))
+    return status
+
+
+SESSION = " (session)"  # the suffix of a scenario's name driven with player sessions
+
+
+def scenarios_of(loaded, only, auth):
+    """``(scenarios, heavy player, the filtered list's first day)``: ``{name: [(path, Authorization
+    header)]}`` over ``loaded`` (``tests.bench.load.Loaded``), those whose name contains ``only`` if
+    given; with ``auth`` ``token`` the players sign in with DRF tokens, ``session`` with sessions
+    their operator minted (each scenario's name + ``SESSION``), ``both``: each scenario both ways."""
+    from datetime import timedelta
 
     from django.db.models import Max, Min
     from rest_framework.authtoken.models import Token
 
     from accounts.models import Player
-    from settlement.selectors import bet_ledger_entries, bet_replay
-    from wagering import selectors
+    from accounts.operators import open_session
     from wagering.models import Bet
 
     heavy = Player.objects.get(code=loaded.heavy_code)
-    sample = [f"bench-p-{n}" for n in random.Random(7).sample(range(2, PLAYERS + 1), 200)]
-    tokens = {code: Token.objects.get_or_create(user=Player.objects.get(code=code).user)[0].key
-              for code in sample + [heavy.code]}
+    sample = [f"bench-p-{n}" for n in random.Random(7).sample(range(2, PLAYERS + 1), min(200, PLAYERS - 1))]
+    players = {p.code: p for p in Player.objects.filter(code__in=sample + [heavy.code]).select_related("operator")}
+    credentials = {}
+    if auth in ("token", "both"):
+        credentials[""] = {code: "Token " + Token.objects.get_or_create(user=player.user)[0].key
+                           for code, player in players.items()}
+    if auth in ("session", "both"):
+        credentials[SESSION] = {code: "Bearer " + open_session(operator=player.operator, player=code,
+                                                               currency="EUR")[1]
+                                for code, player in players.items()}
     span = Bet.objects.filter(player=heavy).aggregate(a=Min("placed_at"), b=Max("placed_at"))
     day = (span["a"] + (span["b"] - span["a"]) / 2).date()
     filtered_query = (f"variant=boundless&outcome=lose&date_from={day - timedelta(days=3)}&date_to={day}"
                       "&tz=Europe/Berlin")
     light_bets = list(Bet.objects.filter(player__code__in=sample).values_list("pk", "player__code")[:500])
-    scenarios = {
-        "list, random players (~90 bets each)": [("/api/v1/bets/", tokens[code]) for code in sample],
-        "list, the 100,000-bet player": [("/api/v1/bets/", tokens[heavy.code])],
-        "filtered list, the 100,000-bet player": [(f"/api/v1/bets/?{filtered_query}", tokens[heavy.code])],
-        "filtered list + totals=true, the 100,000-bet player":
-            [(f"/api/v1/bets/?{filtered_query}&totals=true", tokens[heavy.code])],
-        "bet detail, random players": [(f"/api/v1/bets/{pk}", tokens[code]) for pk, code in light_bets],
+    paths = {
+        "list, random players": [("/api/v1/bets/", code) for code in sample],
+        "list, the heavy player": [("/api/v1/bets/", heavy.code)],
+        "filtered list, the heavy player": [(f"/api/v1/bets/?{filtered_query}", heavy.code)],
+        "filtered list + totals=true, the heavy player": [(f"/api/v1/bets/?{filtered_query}&totals=true",
+                                                           heavy.code)],
+        "bet detail, random players": [(f"/api/v1/bets/{pk}", code) for pk, code in light_bets],
     }
-    scenarios = {name: targets for name, targets in scenarios.items() if not args.only or args.only in name}
+    scenarios = {name + suffix: [(path, given[code]) for path, code in targets]
+                 for name, targets in paths.items() if not only or only in name
+                 for suffix, given in credentials.items()}
+    return scenarios, heavy, day
+
+
+def session_ratios(figures):
+    """Rows of each scenario's ``figures`` (``{name: CPU ms per request}``) driven both ways: the
+    ratio of its session figure to its token figure."""
+    return [(f"  {name}: session / token", figures[name + SESSION] / figures[name], "x")
+            for name in figures if name + SESSION in figures and figures[name]]
+
+
+def measure(args, loaded):
+    """Run the scenarios over ``loaded`` and print their figures (and, past ``REFERENCE`` bets,
+    their growth from there: ``tests.bench.load.scale_rows``). Returns the exit status: 1 for a
+    failed request or a list's CPU per request grown too much."""
+    scenarios, heavy, day = scenarios_of(loaded, args.only, args.auth)
+    heavy_bets = heavy.bets.count()
     if args.in_process:
+        cpu = in_process(scenarios, args.in_process)
         report(f"player API in process (Django's test client, served from {args.chdir}), {args.in_process} "
-               f"requests per scenario, load average {os.getloadavg()[0]:.1f}",
-               [(name, ms, "ms CPU per request") for name, ms in in_process(scenarios, args.in_process).items()])
+               f"requests per scenario ({loaded.bets:,} bets), load average {os.getloadavg()[0]:.1f}",
+               [(name, ms, "ms CPU per request") for name, ms in cpu.items()])
+        if session_ratios(cpu):
+            report("player API in process: CPU per request, player sessions against DRF tokens", session_ratios(cpu))
         return 0
+    from datetime import UTC, datetime, timedelta
+
+    from settlement.selectors import bet_ledger_rows, bet_replay
+    from wagering import selectors
+
     midnight = datetime.combine(day - timedelta(days=3), datetime.min.time(), tzinfo=UTC)
     heavy_list = selectors.bets_for_player(heavy)
     heavy_filtered = heavy_list.filter(table__variant="boundless", outcome="lose", placed_at__gte=midnight,
                                        placed_at__lt=midnight + timedelta(days=4))
-    details = selectors.bet_details_for_player(heavy)
-    some_bet = selectors.with_extras(details.first())
+    some_bet = heavy.bets.values_list("pk", flat=True).first()
+
+    def detail():
+        bet = selectors.bet_detail_row(heavy, some_bet)
+        return bet_replay(bet), bet_ledger_rows(bet, selectors.extras_of(bet))
+
     page = 21  # the default page and its look-ahead row
     floors = sql_floor({
-        "list page, the 100,000-bet player": lambda: list(heavy_list.values(*selectors.BET_ROW)[:page]),
-        "filtered list page, the 100,000-bet player": lambda: list(heavy_filtered.values(*selectors.BET_ROW)[:page]),
+        "list page, the heavy player": lambda: list(heavy_list.values(*selectors.BET_ROW)[:page]),
+        "filtered list page, the heavy player": lambda: list(heavy_filtered.values(*selectors.BET_ROW)[:page]),
         "totals of that filtered range": lambda: selectors.bet_totals(heavy_filtered),
-        "bet detail (row, replay, ledger)": lambda: (selectors.with_extras(details.filter(pk=some_bet.pk).first()),
-                                                   bet_replay(some_bet), list(bet_ledger_entries(some_bet))),
+        "bet detail (row, replay, ledger)": detail,
     })
     server = start_server(args.workers, args.threads, args.chdir)
+    rows, figures, server_cpu, failed = [], {}, {}, 0
     try:
-        rows = []
         for name, targets in scenarios.items():
             rps, p50, p95, p99, errors, server_ms, database_ms, cores = drive(targets, server, args.seconds)
             rows += [(f"{name}: requests/s", rps, "req/s"), ("  p50 / p95 / p99", p50, f"/ {p95:.1f} / {p99:.1f} ms"),
                      ("  errors (non-2xx, socket)", errors, ""),
                      ("  CPU per request: gunicorn / PostgreSQL", server_ms, f"/ {database_ms:.2f} ms"),
                      ("  load generator CPU", cores, "cores")]
+            figures.update({f"{name}: gunicorn CPU ms": server_ms, f"{name}: PostgreSQL CPU ms": database_ms})
+            server_cpu[name] = server_ms
+            failed += errors
     finally:
         server.terminate()
         server.wait(10)
     rows += [(f"plain SQL, {name}", ms, f"ms ({n} statements)") for name, (ms, n) in floors.items()]
     report(f"player API, {CLIENTS} clients (wrk), gunicorn {args.workers} workers x {args.threads} threads, "
-           f"{args.seconds} s per scenario ({loaded.bets:,} bets, {PLAYERS:,} players), served from {args.chdir}, "
-           f"load average {os.getloadavg()[0]:.1f}", rows)
-    return 0
+           f"{args.seconds} s per scenario ({loaded.bets:,} bets, {PLAYERS:,} players, the heavy player's "
+           f"{heavy_bets:,}), served from {args.chdir}, load average {os.getloadavg()[0]:.1f}", rows)
+    if session_ratios(server_cpu):
+        report("player API: gunicorn CPU per request, player sessions against DRF tokens", session_ratios(server_cpu))
+    lists = {name for name in figures if "list" in name and "gunicorn" in name}
+    title, grown, ok = scale_rows("api", loaded, figures, lists)
+    if grown:
+        report(f"player API {title}", grown)
+    if failed:
+        print(f"FAIL: {failed:.0f} requests failed")
+    return 1 if failed else verdict(ok)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from tables.engine.play import STAKES, RoundPlay, random_decider
 from tables.engine.rules import ruleset
 from tables.engine.settling import settle, settle_naive
 from tables.engine.shoe import Shoe
+from tests.bench.common import sized, verdict
 
 
 def seated_records(variant: str, n: int, rng: random.Random) -> list:
@@ -75,10 +76,10 @@ def best_of(fns, rounds: int, gc_off: bool = False) -> list:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.bench.engine")
-    ap.add_argument("--rounds", type=int, default=2000)
-    ap.add_argument("--players", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=sized(2000, 20))
+    ap.add_argument("--players", type=int, default=sized(20000, 500))
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--repeat", type=int, default=sized(15, 1))
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
 
@@ -110,7 +111,7 @@ def main(argv=None) -> int:
     ok = tn / tg >= 10
     if not ok:
         print("ratio below 10x", file=sys.stderr)
-    return 0 if ok else 1
+    return verdict(ok)
 
 
 if __name__ == "__main__":

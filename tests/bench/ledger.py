@@ -1,13 +1,13 @@
 """``make bench-ledger``: ledger postings per second on PostgreSQL.
 
-(a) 10,000 different wallets, one 1.00 stake each: posted one by one, each posting its own
+(a) N_WALLETS (10,000) different wallets, one 1.00 stake each: posted one by one, each posting its own
 committed database transaction (``accounts.services.post_stake`` called outside any transaction,
 as a wallet service answers one request), from 1 client and from CLIENTS concurrent client
 processes; the same inside a caller's transaction (``BEGIN``, the posting, ``COMMIT``: how the
 wagering services post, beside their own rows); and in one bulk ``accounts.services.post`` call
 (the settlement path). (b) one hot wallet, one by one. Beside them, floors written by hand in
 plain SQL on a bare psycopg connection, with no checks: one posting per transaction (one statement:
-transaction row, two entries, balance), from 1 and from CLIENTS processes; and all 10,000 rows in
+transaction row, two entries, balance), from 1 and from CLIENTS processes; and all N_WALLETS rows in
 one transaction. Every one-by-one posting waits for its commit (``synchronous_commit`` is printed).
 The one-by-one runs and their floors take turns (ROUNDS times each), so that load changes hit both.
 
@@ -24,12 +24,12 @@ from collections import defaultdict
 from contextlib import contextmanager
 from decimal import Decimal
 
-from tests.bench.common import durability, funded_wallets, report, setup
+from tests.bench.common import backend_pid, cpu_seconds, durability, funded_wallets, report, setup, sized, verdict
 
-N_WALLETS = 10_000
-N_ONE = 5_000
-N_IN_TRANSACTION = 2_000
-CLIENTS = 8
+N_WALLETS = sized(10_000, 200)
+N_ONE = sized(5_000, 100)
+N_IN_TRANSACTION = sized(2_000, 40)
+CLIENTS = sized(8, 2)
 ROUNDS = 2
 
 _FLOOR_ONE = """WITH txn AS (
@@ -42,22 +42,12 @@ _FLOOR_ONE = """WITH txn AS (
     UPDATE accounts_account SET balance = balance - 1 WHERE id = %s"""
 
 
-def _cpu_seconds(pid):
-    """User + system CPU seconds of process ``pid`` so far (``/proc``; None where unreadable)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _cpu_spent(backend_pid, block):
     """Run ``block()``; return the CPU seconds it cost ``(this process, PostgreSQL backend
     ``backend_pid`` or None where ``/proc`` does not show it)``."""
-    client, backend = os.times(), _cpu_seconds(backend_pid)
+    client, backend = os.times(), cpu_seconds(backend_pid)
     block()
-    used, after = os.times(), _cpu_seconds(backend_pid)
+    used, after = os.times(), cpu_seconds(backend_pid)
     return (used.user + used.system - client.user - client.system,
             None if after is None or backend is None else after - backend)
 
@@ -73,15 +63,12 @@ def _post_stakes(args):
     house_id, wallet_ids, prefix = args
     house = Account.objects.get(pk=house_id)
     wallets = list(Account.objects.filter(pk__in=wallet_ids).select_related("currency"))
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        backend = cursor.fetchone()[0]
 
     def post_all():
         for w in wallets:
             ledger.post_stake(wallet=w, house=house, amount="1.00", key=f"{prefix}:{w.pk}")
 
-    spent = _cpu_spent(backend, post_all)
+    spent = _cpu_spent(backend_pid(), post_all)
     connection.close()
     return spent
 
@@ -137,7 +124,7 @@ def main():
     run = uuid.uuid4().hex[:8]
     load_before = os.getloadavg()[0]
     eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
-    house = ledger.house_account(name=f"table:bench-{run}", currency=eur)
+    house = ledger.house_account(name=f"table:bench-{run}", currency=eur, operator=ledger.default_operator())
     players, wallets = funded_wallets(f"bl-{run}", N_WALLETS, eur)
     ids = [w.pk for w in wallets]
     connection.close()  # no connection across fork
@@ -194,12 +181,12 @@ def main():
         (f"(a) one by one, {CLIENTS} client processes", N_WALLETS / s["concurrent"], "postings/s"),
         ("(a) one by one inside a caller's transaction, 1 client", N_IN_TRANSACTION / s["in_transaction"],
          "postings/s"),
-        ("(a) 10,000 wallets, bulk post()", N_WALLETS / s["bulk"], "postings/s"),
+        (f"(a) {N_WALLETS:,} wallets, bulk post()", N_WALLETS / s["bulk"], "postings/s"),
         ("(b) one hot wallet, one by one, 1 client", N_ONE / s["hot"], "postings/s"),
         ("floor: plain SQL one by one, 1 client", N_ONE / s["floor_one"], "postings/s"),
         (f"floor: plain SQL one by one, {CLIENTS} client processes", N_WALLETS / s["floor_concurrent"],
          "postings/s"),
-        ("floor: plain SQL, 10,000 in one transaction", N_WALLETS / s["floor"], "postings/s"),
+        (f"floor: plain SQL, {N_WALLETS:,} in one transaction", N_WALLETS / s["floor"], "postings/s"),
         ("one by one / floor time ratio, 1 client", s["one"] / s["floor_one"], "x"),
         (f"one by one / floor time ratio, {CLIENTS} clients",
          s["concurrent"] / s["floor_concurrent"], "x"),
@@ -211,7 +198,7 @@ def main():
     report(f"ledger postings on {connection.vendor}, synchronous_commit={durability()}, "
            f"{os.cpu_count()} CPUs, load average {load_before:.1f} before / {os.getloadavg()[0]:.1f} after "
            f"({N_WALLETS:,} wallets; client processes as listed, one database connection each)", rows)
-    return 0 if ratio <= 3 else 1
+    return verdict(ratio <= 3)
 
 
 if __name__ == "__main__":

@@ -18,15 +18,16 @@ import statistics
 import sys
 import tempfile
 
-from tests.bench.common import report, setup
+from tests.bench.common import report, setup, sized
 
 
 def _args():
     env = os.environ.get
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seated-rounds", type=int, default=int(env("BENCH_SEATED_ROUNDS", 10_000)))
-    parser.add_argument("--boundless-rounds", type=int, default=int(env("BENCH_BOUNDLESS_ROUNDS", 200)))
-    parser.add_argument("--boundless-players", type=int, default=int(env("BENCH_BOUNDLESS_PLAYERS", 5_000)))
+    parser.add_argument("--seated-rounds", type=int, default=int(env("BENCH_SEATED_ROUNDS", sized(10_000, 20))))
+    parser.add_argument("--boundless-rounds", type=int, default=int(env("BENCH_BOUNDLESS_ROUNDS", sized(200, 2))))
+    parser.add_argument("--boundless-players", type=int,
+                        default=int(env("BENCH_BOUNDLESS_PLAYERS", sized(5_000, 50))))
     parser.add_argument("--workers", type=int, default=int(env("BENCH_WORKERS", 2)))
     return parser.parse_args()
 

@@ -23,12 +23,12 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from decimal import Decimal
 
-from tests.bench.common import Clock, durability, funded_wallets, report, setup
+from tests.bench.common import Clock, durability, funded_wallets, report, setup, sized, verdict
 
-N_PLAYERS = 20_000
-N_SINGLE = 2_000
+N_PLAYERS = sized(20_000, 200)
+N_SINGLE = sized(2_000, 20)
 #: Bulk and floor runs, interleaved; the best of each is compared (the machine may be shared).
-REPEAT = 3
+REPEAT = sized(3, 1)
 #: What ``--phases`` times: (module, attribute, label).
 PHASES = [("wagering.pg", "lock_wallets", "lock wallets"), ("wagering.pg", "known_bets", "known keys"),
           ("wagering.pg", "insert_bets", "bets + events"), ("wagering.services", "post", "ledger post"),
@@ -147,7 +147,8 @@ def main():
         bulk.append(clock.seconds["bulk"])
         assert not [o for o in outcomes if o.error], "bulk bets rejected"
         floor_round = rounds[f"floor{i}"]
-        house = ledger.house_account(name=floor_round.table.house_name, currency=eur)
+        house = ledger.house_account(name=floor_round.table.house_name, currency=eur,
+                                      operator=ledger.default_operator())
         with clock.time("floor"), _timed_phases(phases[i][1]) if "--phases" in sys.argv else nullcontext():
             _floor(floor_round, players, wallets, house, f"{run}-{i}")
         floor.append(clock.seconds["floor"])
@@ -174,7 +175,7 @@ def main():
         stats = pstats.Stats(profile)
         stats.sort_stats("cumulative").print_stats(r"/(wagering|accounts|tables)/", 25)
         stats.sort_stats("tottime").print_stats(15)
-    return 0 if ratio <= 3 else 1
+    return verdict(ratio <= 3)
 
 
 if __name__ == "__main__":

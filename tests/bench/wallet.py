@@ -15,7 +15,8 @@ floor's rate; the workers' memory after the last round within 10% of after the s
 printed: whether every round was fully credited within 10 s of its record.
 
 Sizes: ``BENCH_WALLET_PLAYERS`` (20000), ``BENCH_WALLET_ROUNDS`` (10), ``BENCH_WALLET_BATCH``
-(bets per ``place_bets`` call, 5000), ``BENCH_WORKERS`` (2), or ``--players`` etc."""
+(bets per ``place_bets`` call, 5000), ``BENCH_WORKERS`` (2), or ``--players`` etc.; a smoke run
+(``BENCH_SMOKE=1``) plays 2 rounds of 30 players in batches of 10."""
 
 import argparse
 import asyncio
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.bench.common import report, setup
+from tests.bench.common import report, setup, sized, verdict
 
 OPERATOR = "bench-seamless"
 STAKE = Decimal("5.00")
@@ -42,9 +43,9 @@ STAKE = Decimal("5.00")
 def _args():
     env = os.environ.get
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=int(env("BENCH_WALLET_PLAYERS", 20_000)))
-    parser.add_argument("--rounds", type=int, default=int(env("BENCH_WALLET_ROUNDS", 10)))
-    parser.add_argument("--batch", type=int, default=int(env("BENCH_WALLET_BATCH", 5_000)))
+    parser.add_argument("--players", type=int, default=int(env("BENCH_WALLET_PLAYERS", sized(20_000, 30))))
+    parser.add_argument("--rounds", type=int, default=int(env("BENCH_WALLET_ROUNDS", sized(10, 2))))
+    parser.add_argument("--batch", type=int, default=int(env("BENCH_WALLET_BATCH", sized(5_000, 10))))
     parser.add_argument("--workers", type=int, default=int(env("BENCH_WORKERS", 2)))
     return parser.parse_args()
 
@@ -260,8 +261,7 @@ def main():
             ("  growth (promise <= 1.10)", growth, "x")]
     report(f"seamless wallet: {args.rounds} boundless rounds, {args.workers} workers, concurrency {concurrency} "
            f"(logs: {log_dir})", rows)
-    broken = debits / floor_debits < 0.5 or credits / floor_credits < 0.5 or growth > 1.10
-    return 1 if broken else 0
+    return verdict(debits / floor_debits >= 0.5 and credits / floor_credits >= 0.5 and growth <= 1.10)
 
 
 if __name__ == "__main__":

@@ -211,8 +211,11 @@ def test_credits_queued_when_the_broker_restarts_are_delivered_by_beat(wallet, s
         broker.restart()  # every queued and unacknowledged delivery task is gone
         platform.faults(down=False)
         try:
+            # kombu can exit a worker whose broker went away (restoring its unacked messages on a
+            # connection already closed): its supervisor starts it again.
             wait_for(lambda: not WalletMovement.objects.filter(state=State.PENDING).exists(), timeout=150,
-                     what="beat's wallets.redrive after the broker came back")
+                     what="beat's wallets.redrive after the broker came back",
+                     tick=lambda: [process.supervise() for process in processes])
         except AssertionError as timed_out:
             logs = "\n".join(f"--- {p.name}:\n{p.output()[-4000:]}" for p in processes)
             raise AssertionError(f"{timed_out}\n{logs}") from None

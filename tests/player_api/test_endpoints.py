@@ -4,12 +4,14 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from delivery.api.player.serializers import PlayerBetSerializer
+from accounts.selectors import ledger_entries_for_player
+from delivery.api.player.serializers import LedgerEntrySerializer, PlayerBetDetailSerializer, PlayerBetSerializer
+from settlement.selectors import bet_ledger_entries, bet_ledger_rows, bet_replay
 from tests.factories import BoundlessTableFactory, UserFactory
 from tests.player_api.conftest import play
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
-from wagering.selectors import bets_for_player
+from wagering.selectors import bet_detail_row, bets_for_player, extras_of
 
 pytestmark = pytest.mark.django_db
 
@@ -56,6 +58,28 @@ def test_bet_list_rows_match_the_bet_serializer_and_totals_only_when_asked(api, 
     assert len(scans) == 2 and not any("tables_round" in sql for sql in scans)  # no join a page needs
 
 
+def _detail_as_the_serializer_shows_it(bet):
+    row = bet_detail_row(bet.player, bet.pk)
+    bet = bets_for_player(bet.player).get(pk=bet.pk)
+    bet.play, bet.ledger = bet_replay(row), bet_ledger_entries(bet)
+    assert [e["id"] for e in bet_ledger_rows(row, extras_of(row))] == [e.pk for e in bet.ledger]
+    return PlayerBetDetailSerializer(bet).data
+
+
+def test_bet_detail_and_ledger_match_their_serializers(premium_round, boundless_round, alice, bob):
+    """A bet's page (``bet_detail``) and the ledger (``ledger_entry``) are exactly what
+    ``PlayerBetDetailSerializer`` and ``LedgerEntrySerializer`` show: settled and open bets, main
+    bets, bets behind and side bets, JSON key order included."""
+    for player in (alice, bob):
+        client = client_for(player.user)
+        for bet in Bet.objects.filter(player=player):
+            response = client.get(f"/api/v1/bets/{bet.pk}")
+            assert response.content == client.get(f"/api/v1/bets/{bet.pk}").content
+            assert list(response.json().items()) == list(_detail_as_the_serializer_shows_it(bet).items())
+        assert client.get("/api/v1/ledger/").json()["results"] == LedgerEntrySerializer(
+            ledger_entries_for_player(player), many=True).data
+
+
 def test_bet_detail_of_a_bet_behind_hides_the_seated_player(premium_round, bob):
     bet = Bet.objects.get(player=bob)
     data = client_for(bob.user).get(f"/api/v1/bets/{bet.pk}").json()
@@ -94,8 +118,9 @@ def test_ledger(api, premium_round, alice):
 
 
 def test_bet_detail_shows_extra_stakes_and_reads_them_only_when_there(db, django_assert_num_queries):
-    """A doubled bet shows its extra stake and its ledger entries; a bet without extras is read
-    without asking for them (bet with round and settlement, corrections, ledger: 3 queries)."""
+    """A doubled bet shows its extra stake and its ledger entries, as the serializer does; a bet
+    without extras is read without asking for them, and a settled bet's dealer cards come from
+    the record its stored detail names (bet with round and settlement, ledger: 2 queries)."""
     from settlement.services import settle_round
     from tests.settlement.helpers import played_round
 
@@ -107,10 +132,11 @@ def test_bet_detail_shows_extra_stakes_and_reads_them_only_when_there(db, django
     assert [(x["kind"], x["amount"]) for x in data["extras"]] == [("double", "10.00")]
     assert (data["staked"], data["returned"]) == ("20.00", "40.00")
     assert [e["key"] for e in data["ledger"]] == [f"stake:{doubled.pk}", f"double:{doubled.pk}", f"payout:{doubled.pk}"]
+    assert data == _detail_as_the_serializer_shows_it(doubled)
     plain = Bet.objects.get(round=round_, record_id="stand")
     client = client_for(players["stand"].user)
     assert client.get(f"/api/v1/bets/{plain.pk}").json()["extras"] == []
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(2):
         client.get(f"/api/v1/bets/{plain.pk}")
 
 
@@ -124,3 +150,21 @@ def test_totals_count_only_settled_money_and_show_open_stakes_apart(api, alice):
     assert api.get("/api/v1/bets/?totals=true").json()["totals"] == [
         {"currency": "EUR", "count": 1, "staked": "6.00", "returned": "0.00", "net": "-6.00", "open_count": 1,
          "open_staked": "4.00"}]
+
+
+def test_a_resettled_bet_shows_its_correction(db):
+    """A bet of a resettled round shows the detail and the dealer cards of the correction it was
+    settled on, and the correction's ledger entry; as the serializer shows it."""
+    from settlement.services import resettle_round, settle_round
+    from tests.settlement.helpers import played_round, record_for
+
+    bets = {"hit": ("main", "10.00", ["hit"], None)}
+    round_, players = played_round(bets=bets)
+    settle_round(round_id=round_.pk)
+    record = {**record_for(round_, bets), "dealer": ["7D", "9C", "5H"]}  # 21: the hit's 21 pushes
+    resettle_round(round_id=round_.pk, corrected_record=record, reason="misread", actor="operator:a")
+    bet = Bet.objects.get(round=round_, record_id="hit")
+    data = client_for(players["hit"].user).get(f"/api/v1/bets/{bet.pk}").json()
+    assert data["play"]["dealer"]["cards"] == ["7D", "9C", "5H"] and data["play"]["outcome"] == "push"
+    assert [e["key"] for e in data["ledger"]] == [f"stake:{bet.pk}", f"payout:{bet.pk}", f"resettle:{bet.pk}:1"]
+    assert data == _detail_as_the_serializer_shows_it(bet)

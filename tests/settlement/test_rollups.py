@@ -14,11 +14,13 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from accounts.models import Operator
+from adminkit.roles import SUPERVISOR
+from settlement.adjustments import approve_adjustment
 from settlement.disputes import decide_dispute, manual_adjustment, open_dispute
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
 from settlement.voids import cancel, void_round
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, UserFactory
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, UserFactory, make_operator
 from tests.rollups_scan import full_scan, kept
 from wagering.closing import close_betting
 from wagering.models import Bet, DailyAdjustment, DailyPlayer, DailyRollup, DailyRound
@@ -120,6 +122,21 @@ def test_adjustments_count_apart_on_the_day_they_are_made():
     row = DailyAdjustment.objects.get()
     assert (row.adjustments, row.adjusted, row.day) == (2, Decimal("4.50"), timezone.localdate())
     assert rows()["main"].returned == Decimal("65.00")  # GGR unchanged
+    assert_scan_equals_kept()
+
+
+def test_an_adjustment_awaiting_a_second_supervisor_counts_once_approved(settings):
+    settings.ADJUSTMENT_APPROVAL_THRESHOLD = Decimal("5.00")
+    round_, players = played_round()
+    settle_round(round_id=round_.pk)
+    boss, other = make_operator(SUPERVISOR), make_operator(SUPERVISOR, username="boss2")
+    pending = manual_adjustment(player=players["stand"], currency="EUR", amount="-8.00", reason="goodwill back",
+                                actor=boss, key="big")
+    assert pending.status == "pending" and not DailyAdjustment.objects.exists()
+    approve_adjustment(adjustment=pending, actor=other, reason="checked")
+    approve_adjustment(adjustment=pending, actor=other, reason="again")  # posted once, counted once
+    row = DailyAdjustment.objects.get()
+    assert (row.adjustments, row.adjusted, row.day) == (1, Decimal("-8.00"), timezone.localdate())
     assert_scan_equals_kept()
 
 

@@ -11,7 +11,7 @@ from accounts.models import Account
 from accounts.services import withdraw
 from settlement.exceptions import AlreadyResettled, ReasonRequired
 from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
-from settlement.models import Alert, OperatorAction, RoundCorrection, SettlementDetail
+from settlement.models import Alert, OperatorAction, PendingSettlement, RoundCorrection, SettlementDetail
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
 from settlement.voids import cancel, void_overdue_rounds, void_round
@@ -85,9 +85,12 @@ def test_settle_ignores_rounds_not_resulted():
 
 
 def test_poison_record_goes_to_settlement_failed_with_an_alert_and_is_not_redriven():
+    """A round without the settlement its record's check computed (resulted before there were
+    any) is settled from its record: one the engine refuses fails the round."""
     round_, _ = played_round()
     Round.objects.filter(pk=round_.pk).update(record={**round_.record, "dealer": ["7D", "TC", "5S"]},
                                               resulted_at=timezone.now() - timezone.timedelta(hours=1))
+    PendingSettlement.objects.filter(round=round_).delete()
     settle_round(round_id=round_.pk)
     round_.refresh_from_db()
     assert round_.state == Round.State.SETTLEMENT_FAILED and "dealer" in round_.failure_reason

@@ -42,7 +42,8 @@ class BetPagination(KeysetPagination):
 
 class BetList:
     """A bet list view (mixed in before its API's base view): ``list_bets()`` answers a page of
-    ``bet_rows()`` (value rows, filtered by ``filterset_class``, each shown by ``row``) and, with
+    ``get_queryset()`` (value rows, filtered by ``filterset_class``; without a filter
+    ``unfiltered_page()``, which a view may read another way; each row shown by ``row``) and, with
     ``totals=true``, the totals of ``bets()`` under the same filters (``totals``)."""
 
     filter_backends = [DjangoFilterBackend]
@@ -58,6 +59,10 @@ class BetList:
         """The value rows of ``bets()`` (``wagering.selectors.BET_ROW`` at least)."""
         raise NotImplementedError
 
+    def unfiltered_page(self):
+        """The requested page of ``get_queryset()`` when no filter is given."""
+        return self.paginate_queryset(self.get_queryset())
+
     def row(self, row, zone):
         """``row`` of ``get_queryset()`` as the list shows it in time zone ``zone``."""
         return s.bet_row(row, zone)
@@ -71,7 +76,8 @@ class BetList:
     def list_bets(self):
         apply, filters = self.filters()
         zone = ZoneInfo(filters.get("tz") or "UTC")
-        page = [self.row(row, zone) for row in self.paginate_queryset(apply(self.get_queryset()))]
+        rows = self.paginate_queryset(apply(self.get_queryset())) if filters else self.unfiltered_page()
+        page = [self.row(row, zone) for row in rows]
         totals = s.TotalsSerializer(self.totals(apply, filters), many=True).data if filters.get("totals") else None
         response = self.get_paginated_response(page)
         response.data["totals"] = totals

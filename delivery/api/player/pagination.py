@@ -19,6 +19,8 @@ from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
+from accounts.sql import shaped_rows
+
 #: PostgreSQL's bigint range: a larger id in a cursor is malformed, not a lookup.
 MAX_ID = 2**63 - 1
 
@@ -48,14 +50,34 @@ class KeysetPagination(BasePagination):
     def paginate_queryset(self, queryset, request, view=None):
         """The rows of the requested page (a list of models, or of dicts for a ``.values()``
         queryset that includes the ``ordering`` fields), ordered newest first."""
-        self.request = request
-        size = self.get_page_size(request)
-        position, backwards = self.decode_cursor(request)
+        return self._paginate(request, lambda position, backwards, size: self.fetch(
+            self._page(queryset, position, backwards, size)))
+
+    def paginate_shaped(self, request, shape, build, values):
+        """``paginate_queryset`` of ``build(*values)`` (a ``.values()`` queryset), compiled once per
+        process and page shape (``accounts.sql.shaped_rows``: ``values`` and the cursor's are the
+        only differences of its SQL; ``shape`` names the query)."""
+        def rows(position, backwards, size):
+            def page(*given):
+                return self._page(build(*given[:len(values)]), given[len(values):] or None, backwards, size)
+            return shaped_rows((*shape, position is None, backwards, size), page, [*values, *(position or ())])
+        return self._paginate(request, rows)
+
+    def _page(self, queryset, position, backwards, size):
+        """``queryset`` after ``position`` (a tuple of ``ordering`` values, or None: from the
+        newest) in the direction asked, ordered so, with ``size`` rows and the one after."""
         if position is not None:
             keys = Tuple(*(F(name) for name in self.ordering))
             queryset = queryset.filter((TupleGreaterThan if backwards else TupleLessThan)(keys, position))
         direction = "" if backwards else "-"
-        rows = self.fetch(queryset.order_by(*(direction + name for name in self.ordering))[:size + 1])
+        return queryset.order_by(*(direction + name for name in self.ordering))[:size + 1]
+
+    def _paginate(self, request, fetch):
+        """The requested page's rows from ``fetch(position, backwards, size)`` (``_page``'s rows)."""
+        self.request = request
+        size = self.get_page_size(request)
+        position, backwards = self.decode_cursor(request)
+        rows = fetch(position, backwards, size)
         more = len(rows) > size
         rows = rows[:size]
         if backwards:

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
 from delivery.api.common import StrictCharField, StrictIntegerField
-from settlement.audit import MAX_REASON
+from settlement.audit import MAX_REASON, NUL_REFUSED
 from settlement.models import Dispute
 from wagering.models import Bet, BetExtra, bet_money
 
@@ -272,6 +272,9 @@ class PlaySerializer(serializers.Serializer):
 
 
 class PlayerBetDetailSerializer(PlayerBetSerializer):
+    """A bet's page: ``PlayerBetSerializer``'s fields and the bet's extra stakes, play and ledger
+    entries. The view serializes the same shape with ``bet_detail``, which must stay in step."""
+
     extras = PlayerBetExtraSerializer(many=True)
     play = PlaySerializer(allow_null=True, help_text="Null until the round has a result.")
     ledger = LedgerEntrySerializer(many=True, help_text="The wallet entries of this bet's money.")
@@ -279,6 +282,62 @@ class PlayerBetDetailSerializer(PlayerBetSerializer):
     class Meta(PlayerBetSerializer.Meta):
         fields = PlayerBetSerializer.Meta.fields + ["follow_double", "follow_split", "extras", "play", "ledger"]
         read_only_fields = fields
+
+
+def bet_detail(bet, extras, play, ledger, zone):
+    """A bet's page as ``PlayerBetDetailSerializer`` shows it with ``zone`` (a ``tzinfo``) the
+    current time zone, from ``bet`` (a ``wagering.selectors.bet_detail_row``), its ``extras``
+    (``extras_of``), its ``play`` (``settlement.selectors.bet_replay``) and its ``ledger`` entries
+    (``bet_ledger_rows``): ``bet_row``, then the rest. Plain functions, as ``bet_row``: DRF's
+    nested serializers cost more than the page's queries."""
+    units = bet["currency__minor_units"]
+    data = bet_row(bet, zone)
+    data["follow_double"], data["follow_split"] = bet["follow_double"], bet["follow_split"]
+    data["extras"] = [{"kind": x["kind"], "hand": x["hand"], "amount": amount_string(x["amount"], units),
+                       "created_at": iso_time(x["created_at"], zone)} for x in extras]
+    data["play"] = shown(play, PlaySerializer)
+    data["ledger"] = [ledger_entry(entry, zone) for entry in ledger]
+    return data
+
+
+def ledger_entry(entry, zone):
+    """A ledger entry (a dict of ``accounts.selectors.LEDGER_ROW``) as ``LedgerEntrySerializer``
+    shows it with ``zone`` the current time zone (no ``balance_after`` on a journal wallet, as
+    ``BalanceAfterField``)."""
+    units = entry["account__currency__minor_units"]
+    balance_after = None if entry["account__journal"] else entry["balance_after"]
+    return {"id": entry["id"], "key": entry["transaction__key"], "kind": entry["transaction__kind"],
+            "currency": entry["account__currency_id"], "amount": amount_string(entry["amount"], units),
+            "balance_after": amount_string(balance_after, units),
+            "created_at": iso_time(entry["transaction__created_at"], zone)}
+
+
+def shown(value, serializer_class):
+    """``value`` (JSON-typed data: dicts, lists, strings, numbers) as ``serializer_class`` shows
+    it: each dict keeps the serializer's fields, in its order (an absent field is null when it
+    allows null, else left out), nested serializers' fields in turn; values pass as they are."""
+    return _kept(value, _shape(serializer_class))
+
+
+@cache
+def _shape(serializer_class):
+    """``[(field name, shape of its value, null when absent)]`` of ``serializer_class``: a nested
+    serializer's (or a list of them: its child's) own shape, None for a plain value."""
+    shape = []
+    for name, field in serializer_class().fields.items():
+        child = getattr(field, "child", field)
+        shape.append((name, _shape(type(child)) if isinstance(child, serializers.Serializer) else None,
+                      field.allow_null))
+    return tuple(shape)
+
+
+def _kept(value, shape):
+    if value is None or shape is None:
+        return value
+    if isinstance(value, list):
+        return [_kept(item, shape) for item in value]
+    return {name: _kept(value[name], inner) if name in value else None
+            for name, inner, nullable in shape if nullable or name in value}
 
 
 class SeatSerializer(serializers.Serializer):
@@ -320,8 +379,18 @@ class DisputeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ReasonField(StrictCharField):
+    """A reason (``REASON_PATTERN``): a NUL gets one answer, ``NUL_REFUSED`` (as the admin gives),
+    not the pattern's and DRF's run together."""
+
+    def run_validators(self, value):
+        if "\x00" in value:
+            raise serializers.ValidationError(NUL_REFUSED, code="null_characters_not_allowed")
+        super().run_validators(value)
+
+
 class DisputeRequestSerializer(serializers.Serializer):
     bets = serializers.ListField(child=StrictIntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = StrictCharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
+    reason = ReasonField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
                                    help_text="What is wrong, in your words.")

@@ -12,6 +12,7 @@ filter values, unknown or repeated query parameters, NUL bytes, bad cursor or pa
 """
 
 from django.db.models import Prefetch
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions as drf
 from rest_framework import status
@@ -19,12 +20,12 @@ from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import LedgerEntry
-from accounts.selectors import ledger_entries_for_player, wallets_of
-from delivery.api.base import ID_PARAMETER, StrictAPIView
+from accounts.selectors import LEDGER_ROW, ledger_entries_for_player, wallets_of
+from delivery.api.base import ID_PARAMETER, StrictAPIView, found_or_404, path_id
 from delivery.api.common import ErrorSerializer
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
-from settlement.selectors import bet_ledger_entries, bet_replay, round_public
+from settlement.selectors import bet_ledger_rows, bet_replay, round_public
 from wagering import selectors
 from wagering.models import Bet
 from wallets.balances import with_operator_balances
@@ -79,6 +80,10 @@ class BetListView(BetList, PlayerAPIView):
     def get_queryset(self):
         return selectors.bet_rows_for_player(self.player)
 
+    def unfiltered_page(self):
+        return self.paginator.paginate_shaped(self.request, ("bets",), selectors.bet_rows_for_player,
+                                              [self.player.pk])
+
     @extend_schema(responses={200: s.PlayerBetSerializer(many=True), **ERRORS},
                    summary="Your bets, newest first; with totals=true, the totals of the filtered range")
     def get(self, request):
@@ -89,10 +94,10 @@ class BetDetailView(PlayerAPIView):
     @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
                    summary="One of your bets as the Bet Record shows it")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        bet = selectors.with_extras(self.owned(selectors.bet_details_for_player(self.player), id))
-        bet.play = bet_replay(bet)
-        bet.ledger = bet_ledger_entries(bet)
-        return Response(s.PlayerBetDetailSerializer(bet).data)
+        bet = found_or_404(selectors.bet_detail_row(self.player, path_id(id)))
+        extras = selectors.extras_of(bet)
+        return Response(s.bet_detail(bet, extras, bet_replay(bet), bet_ledger_rows(bet, extras),
+                                     timezone.get_current_timezone()))
 
 
 class RoundDetailView(PlayerAPIView):
@@ -110,13 +115,14 @@ class LedgerView(PlayerAPIView):
     queryset = LedgerEntry.objects.none()
 
     def get_queryset(self):
-        return ledger_entries_for_player(self.player)
+        return ledger_entries_for_player(self.player).values(*LEDGER_ROW)
 
     @extend_schema(responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
                    summary="Your wallets' ledger entries, newest first")
     def get(self, request):
+        zone = timezone.get_current_timezone()
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(s.LedgerEntrySerializer(page, many=True).data)
+        return self.get_paginated_response([s.ledger_entry(entry, zone) for entry in page])
 
 
 def disputes_of(player):

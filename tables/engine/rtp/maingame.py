@@ -6,9 +6,11 @@ stand, hit, double, split and surrender is taken, each valued exactly over the r
 (no simulation). Insurance is never taken.
 
 Method. Hands are rank-count tuples. ``stand`` uses the dealer's outcome probabilities for the
-shoe minus the up card and every player card (``dealer.dealer_probs``); ``hit`` averages the best
-value of the hand with each next card; ``double`` is twice the stand value after one card.
-Values are memoised on the hand composition (recursion, so the highest totals are filled first).
+shoe minus the up card and every player card; ``hit`` averages the best value of the hand with
+each next card; ``double`` is twice the stand value after one card. Values are memoised on the
+hand composition (recursion, so the highest totals are filled first). The dealer's probabilities
+of every shoe an up card's analysis meets (``_reached``) are computed together beforehand
+(``dealer.dealer_probs_many``).
 
 Dealer blackjack. The hole card is treated as drawn after the player's cards (exchangeable), so
 every value is an unconditional expectation that includes the dealer-blackjack outcome:
@@ -26,24 +28,22 @@ negligibly from full composition-dependent post-split play).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from functools import cache
+from operator import add, sub
 
-from .dealer import ACE, BJ, BUST, TEN, dealer_blackjack, dealer_bust, dealer_probs, full_shoe, hand_total
+from .dealer import ACE, BJ, BUST, TEN, dealer_blackjack, dealer_probs, dealer_probs_many, full_shoe, hand_total
 from .params import AnalysisRules, coerce
 
 ZERO = (0,) * 10
 
-#: dealer outcome cache: (hits_soft_17, up, shoe) -> probabilities; shared across rule sets.
-_DEALER_CACHE: dict = {}
-_BUST_CACHE: dict = {}
 #: main_game_ev results by AnalysisRules
 _RESULTS: dict = {}
 
 
 def clear_caches() -> None:
-    """Forget memoised dealer probabilities and results (for benchmarks)."""
-    _DEALER_CACHE.clear()
-    _BUST_CACHE.clear()
+    """Forget memoised results (for benchmarks)."""
     _RESULTS.clear()
 
 
@@ -52,7 +52,13 @@ def _add(t: tuple, r: int) -> tuple:
 
 
 def _sub(a: tuple, b: tuple) -> tuple:
-    return tuple(x - y for x, y in zip(a, b))
+    return tuple(map(sub, a, b))
+
+
+@cache
+def _next_hands(hand: tuple) -> tuple:
+    """``hand`` with one more card of each rank, ace first."""
+    return tuple(_add(hand, r) for r in range(10))
 
 
 @dataclass(frozen=True)
@@ -77,19 +83,22 @@ class MainGameResult:
 
 
 class _Context:
-    """Values of hands for one up card and one set of extra removed cards (the other split card)."""
+    """Values of hands for one up card and one set of extra removed cards (the other split card).
+    ``dealer``: ``{shoe: dealer outcome probabilities}`` computed beforehand (``dealer_probs_many``);
+    a shoe missing from it is computed on its own (``dealer_probs``) and kept there."""
 
-    def __init__(self, rules: AnalysisRules, shoe0: tuple, up: int, removed: tuple):
+    def __init__(self, rules: AnalysisRules, shoe0: tuple, up: int, removed: tuple, dealer: dict | None = None):
         self.rules = rules
         self.up = up
         self.base = _sub(shoe0, _add(removed, up))   # shoe before the hand's own cards
         self.h17 = rules.dealer_hits_soft_17
         self.L = 1.0 if rules.bj_loses_all_stakes else 0.0
+        self.dealer = {} if dealer is None else dealer
         self.best_memo: dict = {}
         self.stand_memo: dict = {}
 
     def shoe(self, hand: tuple) -> tuple:
-        return tuple(b - h for b, h in zip(self.base, hand))
+        return tuple(map(sub, self.base, hand))
 
     def pbj(self, shoe: tuple) -> float:
         return dealer_blackjack(shoe, self.up)
@@ -102,19 +111,16 @@ class _Context:
         shoe = self.shoe(hand)
         total, _ = hand_total(hand)
         if total > 21:
-            v = -1.0 + (1.0 - self.L) * self.pbj(shoe)
-        elif total < 17:
-            key = (self.h17, self.up, shoe)
-            pb = _BUST_CACHE.get(key)
-            if pb is None:
-                pb = _BUST_CACHE[key] = dealer_bust(shoe, self.up, self.h17)
+            self.stand_memo[hand] = v = -1.0 + (1.0 - self.L) * self.pbj(shoe)
+            return v
+        p = self.dealer.get(shoe)
+        if p is None:
+            p = self.dealer[shoe] = dealer_probs(shoe, self.up, self.h17)
+        if total < 17:
+            pb = p[BUST]
             pbj = self.pbj(shoe)
             v = pb - (1.0 - pb - pbj) - self.L * pbj
         else:
-            key = (self.h17, self.up, shoe)
-            p = _DEALER_CACHE.get(key)
-            if p is None:
-                p = _DEALER_CACHE[key] = dealer_probs(shoe, self.up, self.h17)
             k = total - 17
             v = p[BUST] + sum(p[:k]) - sum(p[k + 1:5]) - self.L * p[BJ]
         self.stand_memo[hand] = v
@@ -122,13 +128,12 @@ class _Context:
 
     def hit(self, hand: tuple) -> float:
         shoe = self.shoe(hand)
-        n = sum(shoe)
+        best = self.best_after_hit
         acc = 0.0
-        for r in range(10):
-            if shoe[r]:
-                nxt = _add(hand, r)
-                acc += shoe[r] * self.best_after_hit(nxt)
-        return acc / n
+        for count, nxt in zip(shoe, _next_hands(hand)):
+            if count:
+                acc += count * best(nxt)
+        return acc / sum(shoe)
 
     def best_after_hit(self, hand: tuple) -> float:
         """Best of stand / hit for a hand that may no longer double (RULES 4)."""
@@ -145,12 +150,11 @@ class _Context:
 
     def double(self, hand: tuple) -> float:
         shoe = self.shoe(hand)
-        n = sum(shoe)
         acc = 0.0
-        for r in range(10):
-            if shoe[r]:
-                acc += shoe[r] * self.stand(_add(hand, r))
-        return 2.0 * acc / n
+        for count, nxt in zip(shoe, _next_hands(hand)):
+            if count:
+                acc += count * self.stand(nxt)
+        return 2.0 * acc / sum(shoe)
 
     def options(self, hand: tuple, can_double: bool) -> dict:
         """Values of the actions on a two-card hand (stand, hit, double)."""
@@ -163,10 +167,11 @@ class _Context:
         return out
 
 
-def _split_value(rules: AnalysisRules, shoe0: tuple, up: int, r: int) -> float:
-    """EV of splitting a pair of rank ``r`` (2 x one split hand), BJ term per ``ctx.L``."""
+def _split_value(rules: AnalysisRules, shoe0: tuple, up: int, r: int, dealer: dict | None = None) -> float:
+    """EV of splitting a pair of rank ``r`` (2 x one split hand), BJ term per ``ctx.L``;
+    ``dealer`` as ``_Context``'s."""
     one = _add(ZERO, r)
-    ctx = _Context(rules, shoe0, up, one)       # the other pair card is removed
+    ctx = _Context(rules, shoe0, up, one, dealer)       # the other pair card is removed
     shoe = ctx.shoe(one)
     n = sum(shoe)
     acc = 0.0
@@ -187,7 +192,7 @@ def _deal_options(rules: AnalysisRules, shoe0: tuple, up: int, hand: tuple, ctx:
     out = ctx.options(hand, True)
     pair = [r for r in range(10) if hand[r] == 2]
     if pair and rules.split:
-        out["split"] = _split_value(rules, shoe0, up, pair[0])
+        out["split"] = _split_value(rules, shoe0, up, pair[0], ctx.dealer)
     if (up + 1) in rules.surrender_upcards:
         pbj = ctx.pbj(ctx.shoe(hand))
         out["surrender"] = -0.5 * (1.0 - pbj) - ctx.L * pbj
@@ -202,13 +207,46 @@ def main_game_ev(params="classic") -> MainGameResult:
 
     ``params``: an ``AnalysisRules``, a variant name, or the engine's ``RuleSet``. Weights the
     best first action over every initial deal (two player cards + up card) from a full shoe.
-    Results are memoised per rule set (``clear_caches`` forgets them).
+    Results are memoised per rule set, rule sets that value every hand alike sharing one
+    (``clear_caches`` forgets them).
     """
     rules = coerce(params)
-    cached = _RESULTS.get(rules)
+    alike = _alike(rules)
+    cached = _RESULTS.get(alike)
     if cached is None:
-        cached = _RESULTS[rules] = _main_game_ev(rules)
-    return cached
+        cached = _RESULTS[alike] = _main_game_ev(alike)
+    return cached if cached.rules == rules else dataclasses.replace(cached, rules=rules)
+
+
+def _alike(rules: AnalysisRules) -> AnalysisRules:
+    """The rule set that values every hand as ``rules`` does: without a hole card, a dealer
+    blackjack that takes the original stake only costs what a peek does (see the module
+    docstring), so such rules are the peek's."""
+    if rules.peek or rules.bj_loses_all_stakes:
+        return rules
+    return dataclasses.replace(rules, peek=True, late_bj_loses_all=False)
+
+
+def _reached(rules: AnalysisRules) -> list:
+    """The cards out of the shoe (rank counts, the up card aside) in every position whose stand
+    value the analysis of one up card needs: each initial hand but a blackjack, each split hand
+    with the pair's other card, and every hand these reach by taking cards while under 21, when
+    their total is 21 or less (a bust needs no dealer probabilities)."""
+    starts = [(ZERO, _add(_add(ZERO, a), b)) for a in range(10) for b in range(a, 10) if (a, b) != (ACE, TEN)]
+    if rules.split:
+        starts += [(_add(ZERO, r), _add(_add(ZERO, r), c)) for r in range(10) for c in range(10)]
+    seen, reached = set(), set()
+    todo = list(starts)
+    while todo:
+        removed, hand = position = todo.pop()
+        if position in seen:
+            continue
+        seen.add(position)
+        reached.add(tuple(map(add, removed, hand)))
+        split_aces = removed[ACE] == 1 and not rules.hit_split_aces  # one card each (RULES 4)
+        if not split_aces and hand_total(hand)[0] < 21:
+            todo += [(removed, nxt) for nxt in _next_hands(hand) if hand_total(nxt)[0] <= 21]
+    return sorted(reached)
 
 
 def _main_game_ev(rules: AnalysisRules) -> MainGameResult:
@@ -218,11 +256,14 @@ def _main_game_ev(rules: AnalysisRules) -> MainGameResult:
     ev = 0.0
     by_up = {}
     freq: dict = {}
+    reached = _reached(rules)
     for up in range(10):
         p_up = shoe0[up] / total0
         after_up = _sub(shoe0, _add(ZERO, up))
         n1 = total0 - 1
-        ctx = _Context(rules, shoe0, up, ZERO)
+        dealer = dict(zip((_sub(after_up, z) for z in reached),
+                          dealer_probs_many(after_up, up, reached, rules.dealer_hits_soft_17)))
+        ctx = _Context(rules, shoe0, up, ZERO, dealer)
         ev_up = 0.0
         for a in range(10):
             for b in range(a, 10):

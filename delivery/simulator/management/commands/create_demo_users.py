@@ -26,7 +26,8 @@ class Command(BaseCommand):
     help = ("Create (or refresh) the demo logins: the provider's operator (superuser, Supervisor), a Supervisor "
             f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a demo "
             "game-server account (game_server group, DRF token) and a new operator API key of "
-            f"{BRAND}; print them. Each run sets new random passwords and a new key; the tokens stay.")
+            f"{BRAND}; print them. Each run sets new random passwords and a new key; the tokens and "
+            "the staff's TOTP devices stay.")
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's address, for the examples")
@@ -57,6 +58,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Provider operator: {OPERATOR} / {passwords[OPERATOR]}  (admin: {url}/admin/, sees every brand)\n"
             f"{brand.name} staff:  {BRAND_STAFF} / {passwords[BRAND_STAFF]}  (admin: sees {BRAND}'s players only)\n"
+            f"  Staff sign in with a one-time code too: at the first login the admin opens {url}/admin/otp/enrol/,\n"
+            f"  which shows the account's key and QR code for an authenticator app (or: oathtool --totp -b <key>).\n"
             f"Demo player:   {player.game_code}  API token: {token.key}\n"
             f"  e.g. curl -H 'Authorization: Token {token.key}' {url}/api/v1/bets/\n"
             f"Demo game server: {GAME_SERVER}  API token: {server_token.key}\n"

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('settlement', '0010_operator_action_retry_movement'),
+        ('settlement', '0014_pending_settlement'),
         ('tables', '0004_round_pay_tables'),
     ]
 
