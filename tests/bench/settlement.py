@@ -224,14 +224,17 @@ def main():
         TableLimit.objects.bulk_create([TableLimit(table=t, bet_type=bt, min_stake=1, max_stake=1000, chip_step=1)
                                         for bt in t.rules().bet_types])
     users = get_user_model().objects.bulk_create([get_user_model()(username=f"bs-{run}-{i}") for i in range(PLAYERS)])
-    players = Player.objects.bulk_create([Player(user=u, code=u.username) for u in users])
-    accounts = Account.objects.bulk_create([Account(kind="wallet", player=p, currency=eur) for p in players])
+    operator = ledger.default_operator()
+    players = Player.objects.bulk_create([Player(user=u, operator=operator, code=u.username, game_code=u.username)
+                                          for u in users])
+    accounts = Account.objects.bulk_create([Account(kind="wallet", operator=operator, player=p, currency=eur)
+                                            for p in players])
     for a in accounts:
         a.currency = eur
     wallets = {a.player_id: a for a in accounts}
-    cashier = ledger.cashier_account(currency=eur)
+    cashier = ledger.cashier_account(currency=eur, operator=operator)
     ledger.post([ledger.Posting(f"bs-dep:{run}:{a.pk}", "deposit", cashier, a, Decimal("1000.00")) for a in accounts])
-    houses = {v: ledger.house_account(name=t.house_name, currency=eur) for v, t in tables.items()}
+    houses = {v: ledger.house_account(name=t.house_name, currency=eur, operator=operator) for v, t in tables.items()}
 
     boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}")
     floor_copy = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"F-{run}")
