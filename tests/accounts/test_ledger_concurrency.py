@@ -1,4 +1,5 @@
-"""The ledger under real concurrency on PostgreSQL: row locks, not luck, keep balances exact."""
+"""The ledger under real concurrency on PostgreSQL: row locks, not luck, keep balances exact and
+every wallet's hash chain unbroken (accounts.chain)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -7,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from accounts import chain
 from accounts import services as ledger
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds
 from accounts.models import Currency, LedgerEntry, LedgerTransaction
@@ -53,7 +55,7 @@ def test_twenty_threads_staking_on_one_wallet_never_overdraw_it(funded):
     assert accepted == 14  # 100.00 // 7.00
     assert wallet.balance == Decimal("100.00") - 7 * accepted == Decimal("2.00")
     assert LedgerTransaction.objects.filter(kind="stake").count() == accepted
-    assert reconcile().ok
+    assert reconcile().ok and chain.verify().broken is None
 
 
 def test_the_same_key_posted_concurrently_moves_money_once(funded):
@@ -63,7 +65,7 @@ def test_the_same_key_posted_concurrently_moves_money_once(funded):
     wallet.refresh_from_db()
     assert len(set(results)) == 1
     assert wallet.balance == Decimal("90.00")
-    assert reconcile().ok
+    assert reconcile().ok and chain.verify().broken is None
 
 
 def test_a_refused_posting_outside_a_transaction_writes_nothing(funded):
@@ -99,4 +101,4 @@ def test_one_key_for_different_wallets_at_once_moves_money_once(funded):
     assert LedgerTransaction.objects.filter(key="stake:clash").count() == 1
     assert sorted(Decimal(w.balance) for w in [type(w).objects.get(pk=w.pk) for w in wallets]) \
         == [Decimal("9.00")] + [Decimal("10.00")] * 9
-    assert reconcile().ok
+    assert reconcile().ok and chain.verify().broken is None
