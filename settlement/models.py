@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import MONEY, Currency, Operator, Player
+from accounts.models import MONEY, Currency, ImmutableModel, Operator, Player
 from tables.exceptions import IllegalTransition
 from tables.models import Round, Table
 from wagering.models import Bet
@@ -207,3 +207,45 @@ class OperatorAction(models.Model):
 
     def __str__(self):
         return f"{self.actor_label} {self.action} {self.target_model}:{self.target_pk}"
+
+
+class RoundSeal(ImmutableModel):
+    """The seal of a round's record at one of its final steps (``state`` SETTLED or VOIDED, on its
+    ``correction``, 0 = the record received): a link of its table's chain of round records
+    (``settlement.seals``). ``content`` says what the round was (table, variant, rules version,
+    pay tables, shoe, times, the void's reason and actor) and holds the SHA-256 of its record,
+    its corrections, its timeline up to ``content["timeline"]["last_event"]`` and its bets as
+    they stood; ``sequence`` counts the table's seals from 1; ``prev_hash`` is the previous
+    seal's ``chain_hash`` (None for the first), ``chain_hash`` the SHA-256 of ``prev_hash`` and the
+    canonical ``content``. Never changed or deleted (a database trigger on PostgreSQL)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seals")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="seals")
+    sequence = models.PositiveIntegerField()
+    state = models.CharField(max_length=20)
+    correction = models.PositiveIntegerField(default=0)
+    content = models.JSONField()
+    prev_hash = models.BinaryField(null=True, blank=True, editable=False)
+    chain_hash = models.BinaryField(editable=False)
+    sealed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "sequence"], name="one_seal_sequence_per_table"),
+            models.UniqueConstraint(fields=["round", "state", "correction"], name="one_seal_per_round_step"),
+        ]
+
+    def __str__(self):
+        return f"seal {self.sequence} of {self.table_id}: round {self.round_id} {self.state} ({self.correction})"
+
+
+class SealChain(models.Model):
+    """The head of a table's chain of round seals: the last seal's ``sequence`` and ``chain_hash``
+    (``head``), locked by the one writer of the table's next seal."""
+
+    table = models.OneToOneField(Table, on_delete=models.PROTECT, primary_key=True, related_name="seal_chain")
+    sequence = models.PositiveIntegerField(default=0)
+    head = models.BinaryField(null=True, blank=True, editable=False)
+
+    def __str__(self):
+        return f"seal chain of {self.table_id} ({self.sequence})"

@@ -35,6 +35,7 @@ from . import audit
 from .details import distinct_details
 from .exceptions import AlreadyResettled
 from .models import Alert, OperatorAction, RoundCorrection, SettlementDetail
+from .seals import seal_after_commit
 
 logger = logging.getLogger(__name__)
 State = Round.State
@@ -108,6 +109,7 @@ def _settle_locked(round_, result, bets, *, correction, actor="system", actor_us
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
+    seal_after_commit(round_)
 
 
 def _fail(round_, reason):
@@ -218,4 +220,5 @@ def _resettle_locked(round_, result, bets, n, label, user):
     _write_results(round_, {bets[rid].pk: r for rid, r in result.bets.items()}, n, timezone.now())
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
+    seal_after_commit(round_)
     return diffs

@@ -24,6 +24,7 @@ from wallets.port import move
 
 from . import audit
 from .models import OperatorAction
+from .seals import seal_after_commit
 from .services import flag_negative
 
 State = Round.State
@@ -84,6 +85,7 @@ def _void_locked(round_, reason, label, user):
     RoundEvent.objects.bulk_create(events, batch_size=5000)
     audit.record(actor=label, actor_user=user, target=round_, reason=reason,
                  action=OperatorAction.Action.REVERSE_ROUND if settled else OperatorAction.Action.VOID_ROUND)
+    seal_after_commit(round_)
     return round_
 
 
