@@ -159,7 +159,8 @@ class OperatorForm(forms.ModelForm):
 
     class Meta:
         model = Operator
-        fields = ("code", "name", "wallet_mode", "currencies", "wallet_url", "wallet_secret", "wallet_timeout_ms")
+        fields = ("code", "name", "wallet_mode", "currencies", "wallet_url", "wallet_secret", "wallet_timeout_ms",
+                  "wallet_concurrency")
 
     def clean_wallet_secret(self):
         return self.cleaned_data["wallet_secret"] or self.instance.wallet_secret

@@ -20,8 +20,8 @@ from django.db.models import Min, Q
 from django.utils import timezone
 
 from . import client
-from .journal import fields_of, record
-from .models import WalletCall, WalletMovement
+from .journal import fields_of, record, save_attempts
+from .models import WalletMovement
 
 State = WalletMovement.State
 #: The outbox's movements: credits, rollbacks, and the debits that take money back.
@@ -90,13 +90,12 @@ def deliver(players=None, *, now=None):
         calls = []
         for group in by_operator.values():
             answers = client.send_many(group[0].operator, [(m.call, fields_of(m)) for m in group])
+            answered = timezone.now()
             for m, answer in zip(group, answers):
                 calls.append(record(m, answer))
-                _read(m, answer.outcome, timezone.now())
-        with transaction.atomic():
-            WalletMovement.objects.bulk_update(taken, ["state", "status", "balance", "attempts", "last_error",
-                                                       "acknowledged_at", "next_attempt_at", "failing_since"])
-            WalletCall.objects.bulk_create(calls)
+                _read(m, answer.outcome, answered)
+        save_attempts(taken, calls, ["state", "status", "attempts", "last_error", "acknowledged_at",
+                                     "next_attempt_at", "failing_since"])
         acknowledged = [m for m in taken if m.state == State.OK]
         delivery.acknowledged += len(acknowledged)
         delivery.retried += sum(m.state == State.PENDING for m in taken)
