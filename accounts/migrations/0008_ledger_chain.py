@@ -102,7 +102,7 @@ def link_earlier_transactions(apps, schema_editor):
 
 class Migration(migrations.Migration):
 
-    dependencies = [("accounts", "0006_account_journal")]
+    dependencies = [("accounts", "0007_operator_wallet_concurrency")]
 
     operations = [
         migrations.AddField(model_name="account", name="chain_head",
