@@ -34,7 +34,8 @@ VIEWABLE = {
                  "operatorapicall"],
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra"],
-    "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
+    "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction",
+                   "exceptionentry"],
 }
 VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"
 #: Role -> its permissions beyond viewing ("app_label.codename").

@@ -18,24 +18,28 @@ from django.contrib.admin.helpers import ActionForm
 from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
+from django.utils.timesince import timesince
 
 from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
 from accounts.models import Account, Player
 from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
+from adminkit.export import CsvExportMixin
+from adminkit.filters import DateRangeFilter
 from adminkit.money import format_money
 from tables.admin import RoundAdmin, RoundColumnMixin, TableAdmin
 from tables.models import Round, Table
 from wagering.admin import BetAdmin
 from wagering.models import Bet
-from wagering.selectors import bets_for_player
+from wagering.selectors import bets_for_player, with_money
 
-from . import actions
+from . import actions, exception_report
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
-from .models import Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
+from .models import Alert, Dispute, DisputeNote, ExceptionEntry, OperatorAction, RoundCorrection, SettlementDetail
 from .replay import build_replay
-from .selectors import audit_trail, bet_ledger_entries
+from .selectors import audit_trail, bet_ledger_entries, with_amount_at_stake
 
 
 def replay_bets(request):
@@ -78,9 +82,10 @@ class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
     """The dispute queue and a dispute's page (its bets' round replayed beside the dispute)."""
 
     operator_path = "player__operator"
-    list_display = ("id", "created_at", "player", "status", "assignee", "currency", "adjustment", "resolved_at")
+    list_display = ("id", "created_at", "age", "player", "reason_short", "at_stake_shown", "status", "assignee",
+                    "adjustment_shown", "resolved_at")
     list_filter = ("status", AssigneeFilter)
-    list_select_related = ("player", "assignee")
+    list_select_related = ("player", "assignee", "currency")
     search_fields = ("=player__code",)
     ordering = ("created_at", "id")
     inlines = [NoteInline]
@@ -89,9 +94,26 @@ class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
               "resolved_at", "resolved_by")
     readonly_fields = ("adjustment_shown",)
 
+    def get_queryset(self, request):
+        return with_amount_at_stake(super().get_queryset(request))
+
     @admin.display(description="adjustment", ordering="adjustment")
     def adjustment_shown(self, dispute):
         return format_money(dispute.adjustment, dispute.currency, code=True)
+
+    @admin.display(description="at stake", ordering="at_stake")
+    def at_stake_shown(self, dispute):
+        """What the disputed bets staked, extra stakes included."""
+        return format_money(dispute.at_stake, dispute.currency, code=True)
+
+    @admin.display(description="age", ordering="created_at")
+    def age(self, dispute):
+        """How long the dispute has waited (until its decision, once decided)."""
+        return timesince(dispute.created_at, dispute.resolved_at or timezone.now())
+
+    @admin.display(description="reason")
+    def reason_short(self, dispute):
+        return Truncator(dispute.reason).chars(80)
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -104,11 +126,13 @@ class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         dispute = self.get_object(request, object_id)
         if dispute is not None:
-            bets = list(dispute.bets.select_related("round", "table", "currency").defer("round__record").order_by("id"))
+            bets = list(with_money(dispute.bets.select_related("round", "table", "currency"))
+                        .defer("round__record").order_by("id"))
             replays = [build_replay(round_id, bet_id=next(b.pk for b in bets if b.round_id == round_id),
                                     bets=replay_bets(request))
                        for round_id in dict.fromkeys(b.round_id for b in bets)]
             extra_context = {**(extra_context or {}), "bets": bets, "replays": replays,
+                             "disputed_ids": [b.pk for b in bets],
                              "audit": audit_trail(dispute, among=audit_rows(request)),
                              "can_resolve": request.user.has_perm("settlement.resolve_dispute"),
                              "resolve_form": actions.ResolveForm()}
@@ -194,6 +218,60 @@ class OperatorActionAdmin(OperatorScoped, ReadOnlyAdmin):
     list_display = ("created_at", "actor_label", "action", "target_model", "target_pk", "reason")
     list_filter = ("action", "target_model")
     search_fields = ("=actor_label", "=target_pk")
+
+
+class ExceptionDateFilter(DateRangeFilter):
+    title = "date (operator time zone)"
+    field = "created_at"
+    inputs = [("at_from", "From", "date"), ("at_to", "To", "date")]
+
+
+@admin.register(ExceptionEntry)
+class ExceptionEntryAdmin(OperatorScoped, CsvExportMixin, ReadOnlyAdmin):
+    """The exception report (``settlement.exception_report``): voids, reversals, resettles,
+    adjustments, dispute decisions and pay-table changes, newest first, each with its values
+    before and after, user, reason and ledger transactions; filtered by kind, date, operator (the
+    provider's) and exported as CSV. Operator staff see their operator's lines only."""
+
+    operator_path = "operator"
+    export_filename, export_header = "exception-report.csv", exception_report.CSV_HEADER
+    list_display = ("created_at", "kind", "operator", "round", "player", "dispute", "amount_shown", "before_shown",
+                    "after_shown", "user", "reason", "transactions_shown")
+    list_filter = ("kind", ExceptionDateFilter, ("operator", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("action", "operator", "round__table", "player", "currency")
+    search_fields = ("=round__external_id", "=player__code", "=action__actor_label")
+    ordering = ("-created_at", "-id")
+    change_list_template = "admin/settlement/exceptionentry/change_list.html"
+
+    def get_list_filter(self, request):
+        return self.list_filter if is_provider(request) else self.list_filter[:2]
+
+    def export_rows(self, queryset):
+        return exception_report.rows_for_csv(queryset)
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_shown(self, line):
+        return format_money(line.amount, line.currency, code=True) if line.currency else ""
+
+    @admin.display(description="before")
+    def before_shown(self, line):
+        return exception_report.values_text(line.before)
+
+    @admin.display(description="after")
+    def after_shown(self, line):
+        return exception_report.values_text(line.after)
+
+    @admin.display(description="user", ordering="action__actor_label")
+    def user(self, line):
+        return line.action.actor_label
+
+    @admin.display(description="reason")
+    def reason(self, line):
+        return line.action.reason
+
+    @admin.display(description="transactions")
+    def transactions_shown(self, line):
+        return " ".join(str(t) for t in line.transactions)
 
 
 @admin.register(RoundCorrection)

@@ -20,7 +20,7 @@ from accounts.services import house_account, wallet_for
 from wagering.models import Bet
 from wallets.port import adjust
 
-from . import audit
+from . import audit, exception_report
 from .exceptions import (
     AdjustmentLimitExceeded,
     AdjustmentNotAllowed,
@@ -30,7 +30,7 @@ from .exceptions import (
     NotOwnBets,
 )
 from .locks import lock_dispute
-from .models import Dispute, DisputeNote, OperatorAction
+from .models import Dispute, DisputeNote, ExceptionEntry, OperatorAction
 
 #: A dispute not yet decided: its bets cannot be disputed again until it is.
 PENDING = (Dispute.Status.OPEN, Dispute.Status.INVESTIGATING)
@@ -113,8 +113,9 @@ def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, acto
     through the wallet port (``wallets.port.adjust``) as ``adjust:dispute:<pk>`` against the house
     account of the first disputed bet's table, within the actor's limit
     (``check_adjustment_limit``); False → REJECTED (no adjustment allowed). ``resolution`` is the
-    reason (non-blank). Submitting the same decision again returns the dispute unchanged (nothing
-    posted twice). Writes an ``OperatorAction``. Returns the ``Dispute``. Raises
+    reason (non-blank), shown to the player (the player API's disputes). Submitting the same
+    decision again returns the dispute unchanged (nothing posted twice). Writes an
+    ``OperatorAction`` and its exception report line (``settlement.exception_report``). Returns the ``Dispute``. Raises
     ``ReasonRequired``, ``IllegalTransition`` (an OPEN dispute: see ``decide_dispute``),
     ``AdjustmentNotAllowed``, ``AdjustmentLimitExceeded``, ``InvalidAmount``, ``InsufficientFunds``
     (a debit the wallet cannot cover)."""
@@ -155,19 +156,23 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     check_adjustment_limit(user, amount)
     if dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED):
         raise AdjustmentNotAllowed(f"dispute {dispute.pk} was already decided {dispute.status}")
+    status_before = dispute.status
     dispute.transition(status)
     dispute.resolution, dispute.adjustment = resolution, amount
     dispute.resolved_by = user
     dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
+    wallet, txn = wallet_for(player=dispute.player, currency=dispute.currency_id), None
     if amount:
         table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
-        adjust(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
-               house=house_account(name=table.house_name, currency=dispute.currency_id,
-                                   operator=dispute.player.operator_id),
-               amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
-    audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
-                 operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
-                 adjustment=None if amount is None else str(amount))
+        txn = adjust(wallet=wallet, house=house_account(name=table.house_name, currency=dispute.currency_id,
+                                                        operator=dispute.player.operator_id),
+                     amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
+    action = audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
+                          operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
+                          adjustment=None if amount is None else str(amount))
+    exception_report.record_wallet(action=action, kind=ExceptionEntry.Kind.DISPUTE_DECISION, wallet=wallet,
+                                   transaction=txn, dispute=dispute, before={"status": status_before},
+                                   after={"status": status, "adjustment": None if amount is None else str(amount)})
     return dispute
 
 
@@ -177,7 +182,7 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
     code) against the house account ``adjustments``, under ledger key ``adjust:manual:<key>``
     (``key``: the caller's idempotency key; the same key again posts nothing and writes no second
     audit row), within the actor's limit (``check_adjustment_limit``). Writes an
-    ``OperatorAction``. Returns the ``LedgerTransaction``. Raises ``ReasonRequired``,
+    ``OperatorAction`` and its exception report line. Returns the ``LedgerTransaction``. Raises ``ReasonRequired``,
     ``InvalidAmount``, ``AdjustmentLimitExceeded``, ``InsufficientFunds``, ``IdempotencyConflict``."""
     reason = audit.require_reason(reason)
     wallet = wallet_for(player=player, currency=currency)
@@ -190,7 +195,9 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
                                                     operator=wallet.operator_id),
                  amount=value, key=ledger_key, memo=reason)
     if not existed:
-        audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
-                     target=wallet, operator_id=wallet.operator_id, reason=reason, key=ledger_key, amount=str(value),
-                     at=timezone.now().isoformat())
+        action = audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
+                              target=wallet, operator_id=wallet.operator_id, reason=reason, key=ledger_key,
+                              amount=str(value), at=timezone.now().isoformat())
+        exception_report.record_wallet(action=action, kind=ExceptionEntry.Kind.ADJUSTMENT, wallet=wallet,
+                                       transaction=txn)
     return txn

@@ -58,6 +58,13 @@ class AlreadyResettled(ServiceError):
     status = 409
 
 
+class RecordUnchanged(ServiceError):
+    """A resettle whose corrected record is the record the round is settled on: nothing would change."""
+
+    code = "record_unchanged"
+    status = 409
+
+
 class AdjustmentLimitExceeded(DisputeError):
     """An adjustment beyond what the acting operator may make: a Dispute officer's limit
     (``DISPUTE_OFFICER_ADJUSTMENT_LIMIT``), or any adjustment without an adjustment permission."""

@@ -188,6 +188,7 @@ class OperatorAction(models.Model):
         RESOLVE_DISPUTE = "resolve_dispute", "Resolve dispute"
         MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
         ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
+        CHANGE_PAY_TABLES = "change_pay_tables", "Change a table's pay tables"
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="operator_actions")
@@ -249,3 +250,49 @@ class SealChain(models.Model):
 
     def __str__(self):
         return f"seal chain of {self.table_id} ({self.sequence})"
+
+
+class ExceptionEntry(models.Model):
+    """One line of the exception report (``settlement.exception_report``): an operator action that
+    changed money or the rules outside normal play, as it touched ONE operator: a void or the
+    reversal of a settled round, a resettle, a manual adjustment, a dispute decision, a change of
+    a table's pay tables. A round's void or resettle is one line per operator with bets in the
+    round, with that operator's players' money only.
+
+    ``action``: the audit row (who, when, why). ``operator``: whose staff see the line (None: the
+    provider's, a table's pay tables). ``before`` / ``after``: the values the action changed (JSON,
+    money as decimal strings), ``amount``: what it credited the operator's players in all, signed
+    (``Decimal`` in ``currency``'s major units; None when it moved no money), ``transactions``: the
+    ids of the ledger transactions it posted for them. Written by the action's service, in its
+    transaction; never changed."""
+
+    class Kind(models.TextChoices):
+        VOID = "void", "Void"
+        REVERSAL = "reversal", "Reversal of a settled round"
+        RESETTLE = "resettle", "Resettle"
+        ADJUSTMENT = "adjustment", "Manual adjustment"
+        DISPUTE_DECISION = "dispute_decision", "Dispute decision"
+        PAY_TABLES = "pay_tables", "Pay-table change"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    action = models.ForeignKey(OperatorAction, on_delete=models.PROTECT, related_name="exceptions")
+    operator = models.ForeignKey(Operator, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    dispute = models.ForeignKey(Dispute, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(null=True, blank=True, **MONEY)
+    before = models.JSONField(default=dict)
+    after = models.JSONField(default=dict)
+    transactions = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "exception"
+        verbose_name_plural = "exception report"
+        indexes = [models.Index(fields=["created_at", "id"], name="exception_created"),
+                   models.Index(fields=["operator", "created_at"], name="exception_operator_created")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} ({self.action_id})"
