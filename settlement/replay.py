@@ -123,6 +123,19 @@ ROUND_STEPS = frozenset({
     RoundEvent.Kind.VOIDED, "settlement_failed", "resettled"})
 
 
+def visible_steps(round_, record_ids=None):
+    """``[(RoundEvent, payload)]``: ``round_``'s timeline in order as a partial replay shows it to
+    those who see the bets ``record_ids`` (a set; None: every bet, every payload): their bets'
+    events with their payload, and the round's own steps (``ROUND_STEPS``) without it (a step's
+    counts and totals are every bet's)."""
+    events = RoundEvent.objects.filter(round=round_).order_by("pk")
+    if record_ids is None:
+        return [(e, e.payload) for e in events]
+    events = events.annotate(record_ref=KeyTextTransform("record_id", "payload")).filter(
+        Q(kind__in=ROUND_STEPS) | Q(record_ref__in=list(record_ids)))
+    return [(e, e.payload if e.payload.get("record_id") in record_ids else {}) for e in events]
+
+
 def build_replay(round_id, *, bet_id=None, round_=None, bets=None):
     """The ``Replay`` of round ``round_id`` (``Round.DoesNotExist`` if none). ``bet_id``: list this
     bet first (the bet page), so it is shown even when the round has more than ``MAX_BETS`` bets.
