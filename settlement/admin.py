@@ -36,6 +36,7 @@ from wagering.selectors import bets_for_player, with_money
 
 from . import actions, exception_report
 from .alerts import acknowledge_alerts
+from .audit import require_reason
 from .exceptions import ReasonRequired
 from .models import Alert, Dispute, DisputeNote, ExceptionEntry, OperatorAction, RoundCorrection, SettlementDetail
 from .replay import build_replay
@@ -331,16 +332,51 @@ class AccountPage(AccountAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
+class TableForm(forms.ModelForm):
+    """The table's form with the reason a pay-table change needs (the audit trail and the
+    exception report keep it)."""
+
+    pay_tables_reason = forms.CharField(required=False, label="reason for a pay-table change",
+                                        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+                                        help_text="Required when the odds change: kept in the exception report.")
+
+    class Meta:
+        model = Table
+        fields = ("pay_tables",)  # the page's fields are its fieldsets' (``ModelAdmin.get_form``)
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance.pk is not None and "pay_tables" in self.changed_data:
+            try:
+                cleaned["pay_tables_reason"] = require_reason(cleaned.get("pay_tables_reason"))
+            except ReasonRequired as exc:
+                self.add_error("pay_tables_reason", f"The odds changed: {exc}.")
+        return cleaned
+
+
 @replace_page(Table)
 class TablePage(TableAdmin):
-    """A table's page with its open RTP-watch alerts (the provider's: operator staff see none)."""
+    """A table's page with its open RTP-watch alerts (the provider's: operator staff see none); a
+    change of its pay tables asks why and is audited with its line in the exception report
+    (``settlement.exception_report.record_pay_tables``)."""
 
+    form = TableForm
     readonly_fields = (*TableAdmin.readonly_fields, "rtp_alerts")
     fieldsets = [(name, {**options, "fields": (*options["fields"], "rtp_alerts")} if name == "Return to player"
+                  else {**options, "fields": (*options["fields"], "pay_tables_reason")} if name == "Pay tables"
                   else options) for name, options in TableAdmin.fieldsets]
 
     def get_fieldsets(self, request, obj=None):
-        return self.fieldsets if is_provider(request) else TableAdmin.fieldsets
+        if is_provider(request):
+            return self.fieldsets
+        return TableAdmin.fieldsets
+
+    def save_model(self, request, obj, form, change):
+        before = Table.objects.get(pk=obj.pk).rules() if change else None
+        super().save_model(request, obj, form, change)
+        if change and "pay_tables" in form.changed_data:
+            exception_report.record_pay_tables(table=obj, before=before, actor=request.user,
+                                               reason=form.cleaned_data["pay_tables_reason"])
 
     @admin.display(description="open RTP-watch alerts")
     def rtp_alerts(self, table):

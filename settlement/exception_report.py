@@ -21,7 +21,8 @@ from accounts.models import LedgerEntry
 from accounts.money import amount_string
 from wagering.models import Bet, BetExtra
 
-from .models import ExceptionEntry
+from . import audit
+from .models import ExceptionEntry, OperatorAction
 
 Kind = ExceptionEntry.Kind
 
@@ -98,12 +99,20 @@ def record_wallet(*, action, kind, wallet, transaction, dispute=None, before=Non
         transactions=[transaction.pk] if transaction is not None else [], created_at=action.created_at)
 
 
-def record_pay_tables(*, action, table, before, after):
-    """The line of a change of ``table``'s pay tables, audited as ``action``: the odds in force
-    before and after (``{bet type: {pattern: "odds"}}``, N of N:1); the provider's (no operator)."""
+def record_pay_tables(*, table, before, actor, reason):
+    """Audit a change of ``table``'s pay tables (saved already; ``before``: the ``RuleSet`` in force
+    until then) by ``actor`` for ``reason``, and write its line: the odds in force before and after
+    (``{bet type: {pattern: "odds"}}``, N of N:1); the provider's (no operator). Raises
+    ``ReasonRequired``."""
+    action = audit.record(actor=actor, action=OperatorAction.Action.CHANGE_PAY_TABLES, target=table,
+                          reason=reason, pay_tables=table.pay_tables)
     return ExceptionEntry.objects.create(kind=Kind.PAY_TABLES, action=action, table=table,
-                                         currency_id=table.currency_id, before={"pay_tables": before},
-                                         after={"pay_tables": after}, created_at=action.created_at)
+                                         currency_id=table.currency_id, before={"pay_tables": _odds(before)},
+                                         after={"pay_tables": _odds(table.rules())}, created_at=action.created_at)
+
+
+def _odds(rules):
+    return {bet: {pattern: str(odds) for pattern, odds in odds_of.items()} for bet, odds_of in rules.pay_tables.items()}
 
 
 #: The exception report's CSV columns.

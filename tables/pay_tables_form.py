@@ -68,6 +68,12 @@ class PayTablesField(forms.Field):
     def prepare_value(self, value):
         return value if isinstance(value, dict) else {}
 
+    def has_changed(self, initial, data):
+        try:
+            return self.clean(data) != (initial or {})
+        except ValidationError:
+            return True
+
     def clean(self, value):
         if not self.variant:
             return {}

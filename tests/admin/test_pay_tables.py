@@ -61,3 +61,33 @@ def test_a_pattern_the_variant_does_not_have_is_refused():
     with pytest.raises(Exception, match="not a pattern of premium"):
         field.clean({"pairs__nope": "2"})
     assert field.clean({"pairs__perfect_pair": "12.5"}) == {"pairs": {"perfect_pair": str(Decimal("12.5"))}}
+
+
+def _page_form(table, odds, reason=""):
+    from settlement.admin import TablePage
+
+    request = RequestFactory().get("/")
+    request.user = UserFactory(is_staff=True, is_superuser=True)
+    page, table = TablePage(Table, admin.site), Table.objects.get(pk=table.pk)  # as the page reads it
+    form_class = page.get_form(request, table, change=True)
+    data = {k: v for k, v in model_to_dict(table).items() if v is not None and k != "pay_tables"}
+    data.update({f"pay_tables__{key}": value for key, value in odds.items()}, pay_tables_reason=reason)
+    return page, request, form_class(data=data, instance=table)
+
+
+def test_a_pay_table_change_needs_a_reason_and_is_in_the_exception_report():
+    from settlement.models import ExceptionEntry, OperatorAction
+
+    table = PremiumTableFactory()
+    page, request, form = _page_form(table, {"pairs__perfect_pair": "35"})
+    assert not form.is_valid() and "The odds changed" in str(form.errors["pay_tables_reason"])
+    page, request, form = _page_form(table, {"pairs__perfect_pair": "35"}, reason="promotion week")
+    assert form.is_valid(), form.errors
+    page.save_model(request, form.save(commit=False), form, change=True)
+    line = ExceptionEntry.objects.get(kind=ExceptionEntry.Kind.PAY_TABLES)
+    assert line.operator is None and line.table == table and line.action.reason == "promotion week"
+    assert line.before["pay_tables"]["pairs"]["perfect_pair"] == "30"
+    assert line.after["pay_tables"]["pairs"]["perfect_pair"] == "35"
+    assert OperatorAction.objects.get(action="change_pay_tables").actor == request.user
+    page, request, form = _page_form(table, {"pairs__perfect_pair": "35"})  # unchanged: no reason asked
+    assert form.is_valid(), form.errors

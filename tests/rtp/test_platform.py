@@ -73,6 +73,7 @@ def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(adm
     form = {"code": table.code, "name": table.name, "variant": "premium", "currency": "EUR", "status": "open",
             "seats": "7", "penetration": "75", "suspend_limit_seconds": "600",
             "pay_tables__pairs__perfect_pair": "25", "pay_tables__pairs__mixed_pair": "",
+            "pay_tables_reason": "a richer perfect pair",
             "limits-TOTAL_FORMS": "0", "limits-INITIAL_FORMS": "0", "seat_set-TOTAL_FORMS": "0",
             "seat_set-INITIAL_FORMS": "0"}
     form.update({f"limits-{i}-{k}": v for i, lim in enumerate(table.limits.all()) for k, v in
