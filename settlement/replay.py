@@ -15,6 +15,7 @@ from django.db.models.fields.json import KeyTextTransform
 
 from tables.engine import InvalidRecord
 from tables.models import Round, RoundEvent
+from wagering.models import Bet
 
 from .selectors import effective_record
 
@@ -131,8 +132,10 @@ def visible_steps(round_, record_ids=None):
     events = RoundEvent.objects.filter(round=round_).order_by("pk")
     if record_ids is None:
         return [(e, e.payload) for e in events]
+    mine = Bet.objects.filter(round=round_, record_id__in=list(record_ids)).values("record_id")  # a subquery:
+    # SQLite compares a JSON key's text to a subquery's, not to a list of parameters
     events = events.annotate(record_ref=KeyTextTransform("record_id", "payload")).filter(
-        Q(kind__in=ROUND_STEPS) | Q(record_ref__in=list(record_ids)))
+        Q(kind__in=ROUND_STEPS) | Q(record_ref__in=mine))
     return [(e, e.payload if e.payload.get("record_id") in record_ids else {}) for e in events]
 
 
