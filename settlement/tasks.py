@@ -10,7 +10,7 @@ invalid record is not an exception here: the round goes to SETTLEMENT_FAILED and
 Beat jobs (rows created by migration ``0002_beat_schedule``, editable in the admin; run exactly ONE
 beat): ``redrive_unsettled`` every minute, ``void_overdue`` every minute, ``reconcile_ledger`` hourly;
 ``rtp_watch`` every 10 minutes (migration ``0003_rtp_watch``), ``watch_wallets`` every minute
-(migration ``0008_watch_wallets``), ``seal_unsealed`` every minute (migration ``0010_round_seals``).
+(migration ``0008_watch_wallets``), ``seal_unsealed`` every minute (migration ``0011_round_seals``).
 ``seal_round`` (a round's seal, queued when it reaches a final step) is ``settlement.seals``'s.
 """
 

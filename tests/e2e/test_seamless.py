@@ -89,8 +89,8 @@ def simulate(request):
 
 
 def retry_failed():
-    """A supervisor's retry of every FAILED movement (a correction the player could not cover)."""
-    for pk in WalletMovement.objects.filter(state=State.FAILED).values_list("pk", flat=True):
+    """A supervisor's retry of every FAILED outbox movement (a correction the player could not cover)."""
+    for pk in WalletMovement.objects.filter(outbox.OUTBOX, state=State.FAILED).values_list("pk", flat=True):
         outbox.retry(pk)
     outbox.deliver()
 

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0009_player_code_prefix'),
-        ('settlement', '0010_round_seals'),
+        ('settlement', '0011_round_seals'),
         ('tables', '0005_round_rules_version'),
     ]
 
@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='operatoraction',
             name='action',
-            field=models.CharField(choices=[('void_round', 'Void round'), ('reverse_round', 'Reverse settled round'), ('resettle_round', 'Resettle round'), ('assign_dispute', 'Assign dispute'), ('resolve_dispute', 'Resolve dispute'), ('manual_adjustment', 'Manual adjustment'), ('acknowledge_alert', 'Acknowledge alert'), ('change_pay_tables', "Change a table's pay tables")], max_length=32),
+            field=models.CharField(choices=[('void_round', 'Void round'), ('reverse_round', 'Reverse settled round'), ('resettle_round', 'Resettle round'), ('assign_dispute', 'Assign dispute'), ('resolve_dispute', 'Resolve dispute'), ('manual_adjustment', 'Manual adjustment'), ('acknowledge_alert', 'Acknowledge alert'), ('retry_movement', 'Retry wallet movement'), ('change_pay_tables', "Change a table's pay tables")], max_length=32),
         ),
         migrations.CreateModel(
             name='ExceptionEntry',

@@ -41,7 +41,7 @@ def delete_job(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('settlement', '0009_operator_scope'),
+        ('settlement', '0010_operator_action_retry_movement'),
         ('tables', '0005_round_rules_version'),
         ('accounts', '0002_ledger_immutable'),
         ('django_celery_beat', '0019_alter_periodictasks_options'),
