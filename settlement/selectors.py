@@ -8,14 +8,16 @@ The detail of a bet (hands, decisions with auto-play marked, side-bet pattern, o
 record (``Round.result_of``), which gives the same answer. Money is ``Decimal`` in major units.
 """
 
-from django.db.models import Q
+from django.db.models import DecimalField, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 
-from accounts.models import Account, LedgerEntry
+from accounts.models import MONEY, Account, LedgerEntry
 from accounts.selectors import LEDGER_ROW
 from accounts.sql import shaped_rows
 from tables.engine import InvalidRecord, is_blackjack, score
 from tables.models import Round
 from wagering.models import Bet, BetExtra
+from wagering.selectors import ZERO
 
 from .models import OperatorAction, RoundCorrection
 
@@ -24,6 +26,18 @@ def effective_record(round_):
     """The record ``round_`` is settled on: its last ``RoundCorrection.record``, else ``round_.record``."""
     last = round_.corrections.order_by("-sequence").first()
     return last.record if last else round_.record
+
+
+def with_amount_at_stake(disputes):
+    """``disputes`` (a ``Dispute`` queryset) annotated with ``at_stake``: what their bets staked in
+    all, extra stakes included (``Decimal``, major units of the dispute's currency)."""
+    money = DecimalField(**MONEY)
+    stakes = (Bet.objects.filter(disputes=OuterRef("pk")).order_by().values("disputes")
+              .annotate(total=Sum("stake")).values("total"))
+    extras = (BetExtra.objects.filter(bet__disputes=OuterRef("pk")).order_by().values("bet__disputes")
+              .annotate(total=Sum("amount")).values("total"))
+    return disputes.annotate(at_stake=Coalesce(Subquery(stakes, output_field=money), ZERO)
+                             + Coalesce(Subquery(extras, output_field=money), ZERO))
 
 
 def _keys(bet, extra_keys):
@@ -39,12 +53,21 @@ def _keys(bet, extra_keys):
 
 
 def bet_ledger_entries(bet):
-    """The entries on ``bet``'s player's wallets that move ``bet``'s money (``_keys``), oldest
-    first, with their transactions and currencies."""
-    ours = (Q(transaction__key__in=_keys(bet, [extra.key for extra in bet.extras.all()]))
-            | Q(transaction__key__startswith=f"resettle:{bet.pk}:"))
-    return (LedgerEntry.objects.filter(ours, account__kind=Account.Kind.WALLET, account__player_id=bet.player_id)
-            .select_related("transaction", "account__currency").order_by("id"))
+    """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
+    transactions and currencies (``bets_money_entries`` of the one bet)."""
+    return bets_money_entries([bet]).select_related("account__currency")
+
+
+def bets_money_entries(bets):
+    """The wallet entries that move ``bets``' money (``Bet`` rows, extras prefetched), oldest first,
+    with their transactions: each bet's ``_keys`` and its resettles' (``resettle:<pk>:<n>``)."""
+    keys, ours = [], Q()
+    for bet in bets:
+        keys += _keys(bet, [extra.key for extra in bet.extras.all()])
+        ours |= Q(transaction__key__startswith=f"resettle:{bet.pk}:")
+    return (LedgerEntry.objects.filter(Q(transaction__key__in=keys) | ours, account__kind=Account.Kind.WALLET,
+                                       account__player_id__in={b.player_id for b in bets})
+            .select_related("transaction").order_by("id"))
 
 
 def bet_ledger_rows(bet, extras):

@@ -19,6 +19,7 @@ from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixi
 
 from . import rtp
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
+from .pay_tables_form import PayTablesField
 from .tasks import compute_table_rtp
 
 
@@ -64,6 +65,16 @@ class TableAdmin(OperatorScoped, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The form, its ``pay_tables`` edited as odds per pattern of the table's variant
+        (``tables.pay_tables_form``) where the user may change them."""
+        form = super().get_form(request, obj, change, **kwargs)
+        if "pay_tables" not in form.base_fields:
+            return form
+        field = PayTablesField(variant=obj.variant if obj is not None else None,
+                               label="pay-table overrides (odds per pattern)")
+        return type(form.__name__, (form,), {"pay_tables": field})
+
     def get_readonly_fields(self, request, obj=None):
         """A table with rounds shows its ``Table.FIXED_ONCE_PLAYED`` fields read-only."""
         fixed = Table.FIXED_ONCE_PLAYED if obj is not None and obj.rounds.exists() else ()
@@ -87,16 +98,11 @@ class TableAdmin(OperatorScoped, admin.ModelAdmin):
             return f"invalid overrides: {e}"
         rep = rtp.stored_report(rules)
         if rep is None:
-            # nothing queued it (e.g. tables created by ``make run``'s seed, not saved here): queue
-            # it now. Without a Celery broker (the zero-setup default) the task runs in-process on
-            # commit, i.e. right here, so this first view computes and shows it.
+            # nothing queued it yet (e.g. tables created by ``make run``'s seed): queue it, never
+            # compute it here (the exact main-game RTP takes seconds)
             compute_table_rtp.delay_on_commit(table.pk)
-            rep = rtp.stored_report(rules)
-            if rep is None:
-                return ("not computed yet: the computation was queued just now (a Celery worker "
-                        "runs it); reload in a few seconds")
-            return format_html("{}<p class=\"help\">Computed on this view (it had not been computed "
-                               "for these rules yet).</p>", _rtp_html(rtp.rtp_by_bet_type(rules, rep)))
+            return ("not computed yet: its computation is queued (a Celery worker computes it once per rule "
+                    "set and stores it); reload in a little while")
         return _rtp_html(rtp.rtp_by_bet_type(rules, rep))
 
     @method_decorator(require_POST)

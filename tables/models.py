@@ -171,6 +171,12 @@ class Shoe(models.Model):
         return f"{self.table.code} shoe {self.sequence}"
 
 
+def rules_version_now():
+    """The engine's ``RULES_VERSION`` (a round's ``rules_version`` when it opens)."""
+    from tables.engine import RULES_VERSION
+    return RULES_VERSION
+
+
 class Round(models.Model):
     """One round of a table, identified by the game server's ``external_id`` (unique per table).
 
@@ -183,6 +189,7 @@ class Round(models.Model):
     ``record`` is the round record (docs/round-record.md) as received, kept as evidence, never changed.
     ``pay_tables``: the table's pay-table overrides in force when the round opened; the round is
     priced with them (``rules``) however the table's odds change later (RULES 5, 8).
+    ``rules_version``: the engine's ``RULES_VERSION`` when the round opened (its game record's).
     """
 
     class State(models.TextChoices):
@@ -216,6 +223,7 @@ class Round(models.Model):
     state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN, db_index=True)
     record = models.JSONField(null=True, blank=True)
     pay_tables = models.JSONField(default=dict, blank=True, editable=False)
+    rules_version = models.CharField(max_length=16, default=rules_version_now, editable=False)
     failure_reason = models.TextField(blank=True)
     opened_at = models.DateTimeField(default=timezone.now, db_index=True)
     closed_at = models.DateTimeField(null=True, blank=True)

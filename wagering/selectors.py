@@ -24,10 +24,11 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from accounts.models import MONEY, Currency
+from accounts.money import amount_string
 from accounts.sql import shaped_rows
 from tables.models import Round
 
-from .models import Bet, BetExtra
+from .models import Bet, BetExtra, bet_money
 
 ZERO = Value(Decimal(0), output_field=DecimalField(**MONEY))
 
@@ -178,15 +179,22 @@ def _rounds_with(bets):
     return Round.objects.filter(Exists(bets.filter(round=OuterRef("pk")))).select_related("table__currency")
 
 
-#: The Bet Record CSV columns: (header, value path for ``values_list``).
-CSV_COLUMNS = [
-    ("bet_id", "id"), ("record_id", "record_id"), ("placed_at", "placed_at"), ("player", "player__game_code"),
-    ("table", "table__code"), ("variant", "table__variant"), ("round", "round__external_id"),
-    ("type", "type"), ("seat", "seat"), ("stake", "stake"), ("currency", "currency_id"),
-    ("state", "state"), ("outcome", "outcome"), ("returned", "returned"), ("settled_at", "settled_at"),
-]
+#: The Bet Record CSV's columns: the bet, its operator and player, its money in its currency's minor
+#: units (``staked``: the stake and every extra stake; ``returned`` and ``net`` as ``bet_money``
+#: gives them, empty while the bet is open) and its outcome.
+CSV_HEADER = ["bet_id", "record_id", "placed_at", "operator", "player", "table", "variant", "round", "type", "seat",
+              "currency", "stake", "staked", "returned", "net", "state", "outcome", "settled_at"]
+_CSV_VALUES = ("id", "record_id", "placed_at", "player__operator__code", "player__game_code", "table__code",
+               "table__variant", "round__external_id", "type", "seat", "currency_id", "stake", "extras_total",
+               "returned", "state", "outcome", "settled_at", "currency__minor_units")
 
 
 def bets_for_csv(queryset):
-    """Rows of ``queryset`` as tuples of ``CSV_COLUMNS``, streamed from the database in chunks."""
-    return queryset.values_list(*(path for _, path in CSV_COLUMNS)).iterator(chunk_size=2000)
+    """Rows of ``queryset`` (a ``with_money`` queryset of bets) as tuples of ``CSV_HEADER``, money as
+    decimal strings, streamed from the database in chunks."""
+    for (pk, record_id, placed_at, operator, player, table, variant, round_, type_, seat, currency, stake, extras,
+         returned, state, outcome, settled_at, minor_units) in (
+            queryset.values_list(*_CSV_VALUES).iterator(chunk_size=2000)):
+        staked, returned, net = bet_money(stake, extras, returned, state)
+        yield (pk, record_id, placed_at, operator, player, table, variant, round_, type_, seat, currency,
+               *(amount_string(x, minor_units) for x in (stake, staked, returned, net)), state, outcome, settled_at)

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from accounts.services import withdraw
-from settlement.exceptions import AlreadyResettled, ReasonRequired
+from settlement.exceptions import AlreadyResettled, ReasonRequired, RecordUnchanged
 from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
 from settlement.models import Alert, OperatorAction, PendingSettlement, RoundCorrection, SettlementDetail
 from settlement.results import record_result
@@ -60,7 +60,10 @@ def test_a_round_is_priced_with_the_pay_tables_it_opened_with():
     record_result(round_id=round_.pk, record=record)
     settle_round(round_id=round_.pk)
     assert returns_of(round_) == {"bust": Decimal("2.00")} and balance(players["bust"]) == FUNDS + 1
-    resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
+    with pytest.raises(RecordUnchanged):
+        resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
+    misread_suit = record_for(round_, bets, dealer=dealer, player_cards=["TS", "6C"])
+    resettle_round(round_id=round_.pk, corrected_record=misread_suit, reason="a suit misread", actor="test")
     assert returns_of(round_) == {"bust": Decimal("2.00")} and not keys("resettle:")
     later, later_players = played_round(table, bets, result=False)
     assert later.pay_tables == table.pay_tables

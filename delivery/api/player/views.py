@@ -25,6 +25,7 @@ from delivery.api.base import ID_PARAMETER, StrictAPIView, found_or_404, path_id
 from delivery.api.common import ErrorSerializer
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
+from settlement.replay import visible_steps
 from settlement.selectors import bet_ledger_rows, bet_replay, round_public
 from wagering import selectors
 from wagering.models import Bet
@@ -37,6 +38,8 @@ from .pagination import KeysetPagination
 from .throttles import PlayerRateThrottle
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 429)}
+#: How many rounds ``rounds/recent`` recalls.
+RECENT_ROUNDS = 10
 
 
 class IsPlayer(BasePermission):
@@ -108,6 +111,20 @@ class RoundDetailView(PlayerAPIView):
         round_.result = round_public(round_)
         round_.bets_of_player = selectors.bets_for_player(self.player).filter(round=round_)
         return Response(s.PlayerRoundDetailSerializer(round_).data)
+
+
+class RecentRoundsView(PlayerAPIView):
+    @extend_schema(responses={200: s.RecentRoundSerializer(many=True), **ERRORS},
+                   summary="Your last rounds (newest first) with every step: last-game recall")
+    def get(self, request):
+        rounds = list(selectors.rounds_for_player(self.player).order_by("-opened_at", "-id")[:RECENT_ROUNDS])
+        bets = selectors.bets_for_player(self.player).filter(round__in=rounds)
+        for round_ in rounds:
+            round_.result = round_public(round_)
+            round_.bets_of_player = [b for b in bets if b.round_id == round_.pk]
+            round_.steps = [{"at": e.created_at, "kind": e.kind, "detail": payload} for e, payload in
+                            visible_steps(round_, {b.record_id for b in round_.bets_of_player})]
+        return Response(s.RecentRoundSerializer(rounds, many=True).data)
 
 
 class LedgerView(PlayerAPIView):
