@@ -13,12 +13,45 @@ from django.urls import path
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
+from rest_framework.authtoken.models import TokenProxy
+from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
-from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
+from .models import Round, RoundEvent, Seat, Shoe, Studio, StudioAPIKey, Table, TableLimit
 from .tasks import compute_table_rtp
+
+# DRF's token page would list every token's raw key: player API tokens (demo and tests) are not
+# administered on a page; game servers' keys are hashed (``StudioAPIKey``).
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
+
+
+@admin.register(Studio)
+class StudioAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "created_at")
+    search_fields = ("code", "name")
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(StudioAPIKey)
+class StudioAPIKeyAdmin(APIKeyModelAdmin):
+    """Game-server service accounts: the key is shown once, when created (the library's message);
+    only its prefix afterwards; revocation is for good. The signing secret is on no page
+    (``manage.py create_game_server_key --signed`` prints it once)."""
+
+    list_display = (*APIKeyModelAdmin.list_display, "studio", "signed")
+    list_filter = ("studio", "revoked")
+
+    @admin.display(boolean=True, description="signs its requests")
+    def signed(self, key):
+        return bool(key.signing_secret)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 class TableLimitInline(admin.TabularInline):
@@ -38,13 +71,14 @@ class TableAdmin(admin.ModelAdmin):
     by the engine (``Table.clean``); the variant's defaults are shown beside them, with the exact
     RTP per bet type (``tables.rtp``: recomputed by a task after each save, previewed before)."""
 
-    list_display = ("code", "name", "variant", "currency", "status", "penetration", "suspend_limit_seconds", "seats")
-    list_filter = ("variant", "status", "currency")
+    list_display = ("code", "name", "studio", "variant", "currency", "status", "penetration", "suspend_limit_seconds",
+                     "seats")
+    list_filter = ("studio", "variant", "status", "currency")
     search_fields = ("code", "name")
     inlines = [TableLimitInline, SeatInline]
     readonly_fields = ("effective_pay_tables", "variant_defaults", "theoretical_rtp")
     fieldsets = [
-        (None, {"fields": ("code", "name", "variant", "currency", "status", "seats")}),
+        (None, {"fields": ("code", "name", "studio", "variant", "currency", "status", "seats")}),
         ("Shoe and suspension", {"fields": ("penetration", "suspend_limit_seconds")}),
         ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults"),
                         "description": "A change applies to the rounds opened after it: each round keeps the "

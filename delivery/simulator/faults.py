@@ -40,13 +40,13 @@ def _cards(record: dict) -> list:
     return record["seats"][min(record["seats"], key=int)]["cards"]
 
 
-def misread(record: dict, rng: random.Random) -> dict:
+def misread(record: dict, rng: random.Random, out: Counter) -> dict:
     """A copy of ``record`` whose first player card (dealer card at an empty table) has another suit
-    (same rank: every action stays legal, the 8-copies limit is kept)."""
+    (same rank: every action stays legal), one of which fewer than 8 are ``out`` of the shoe (the
+    cards its rounds dealt, this one's included): the shoe's 8-copies limit is kept."""
     wrong = copy.deepcopy(record)
     cards = _cards(wrong)
-    counts = Counter(c for cs in [wrong["dealer"], *(s["cards"] for s in wrong.get("seats", {}).values()),
-                                   wrong.get("player_cards", [])] for c in cs)
+    counts = out
     rank, suit = cards[0][:-1], cards[0][-1]
     suits = [s for s in SUITS if s != suit and counts[rank + s] < 8]
     cards[0] = rank + rng.choice(suits)

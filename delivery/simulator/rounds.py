@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from settlement.results import record_result
 from settlement.tasks import settle_round
 from settlement.voids import cancel
+from tables.cards import scan_events
 from tables.engine.play import RoundPlay
 from tables.models import Seat, Shoe
-from tables.services import open_round, resume, suspend
+from tables.services import open_round, report_play, resume, suspend
 from wagering.closing import close_betting
 from wagering.exceptions import SeatNotAllowed
 from wagering.models import Bet
@@ -98,15 +99,16 @@ class TableGame:
         if fault == "suspend":
             call(suspend, round_id=round_.pk, reason="simulated fault: card scanner offline")
             call(resume, round_id=round_.pk)
-        record = self._play(round_)
+        record, up_card = self._play(round_)
+        sent = faults.misread(record, self.rng, self.shoe.out()) if fault == "misread" else record
         cut_card_out = self.shoe.end_round(round_.pk)
+        call(report_play, round_id=round_.pk, events=scan_events(sent, reported_up_card=up_card))
         if fault == "cancel":
             self._cancel(round_, cut_card_out)
-        elif fault == "misread":
-            call(record_result, round_id=round_.pk, record=faults.misread(record, self.rng), cut_card_out=cut_card_out)
-            self.stats.misreads.append((round_.pk, record))
         else:
-            call(record_result, round_id=round_.pk, record=record, cut_card_out=cut_card_out)
+            call(record_result, round_id=round_.pk, record=sent, cut_card_out=cut_card_out)
+            if fault == "misread":
+                self.stats.misreads.append((round_.pk, record))
         if fault == "duplicate":
             settle_round.delay(round_.pk)
         return round_.pk
@@ -139,8 +141,9 @@ class TableGame:
                      .values_list("player__game_code", flat=True))
         self._place(round_, self.bets.behind_and_side_bets(occupied, seated, refused, shoe_round))
 
-    def _play(self, round_) -> dict:
-        """Deal and play the CLOSED round from the table's shoe; returns its round record."""
+    def _play(self, round_) -> tuple:
+        """Deal and play the CLOSED round from the table's shoe; returns its round record and the
+        dealer's up card if it was reported during the play (insurance), else None."""
         bets = [_record_bet(b, self.minor_units) for b in
                 Bet.objects.filter(round=round_, state=Bet.State.ACCEPTED).select_related("player").order_by("pk")]
         decisions = RoundDecisions(round_.pk, self.rng, self.config.deviate, self.config.timeout,
@@ -156,7 +159,7 @@ class TableGame:
         decisions.attach(play.bets, deal)
         record = play.play()
         deal.close()
-        return record
+        return record, decisions.up_card
 
     def _cancel(self, round_, cut_card_out: bool) -> None:
         """Suspend, then cancel (void) the round; a classic host disconnection reshuffles the shoe."""

@@ -16,7 +16,7 @@ from tables.models import Round
 
 from .calls import call
 from .config import SimConfig
-from .demo import ensure_operators, ensure_players, ensure_tables
+from .demo import ensure_operators, ensure_players, ensure_tables, open_sessions
 from .rounds import RunStats, TableGame
 
 OPERATOR = "operator:simulator"
@@ -76,12 +76,14 @@ def _resettle(misreads) -> int:
 
 
 def run_simulation(config: SimConfig, progress: bool = True) -> SimulationResult:
-    """Set up the demo tables, operators and players, deal ``config.rounds`` rounds at every table, wait for
+    """Set up the demo tables, operators and players (each in a session opened by its operator),
+    deal ``config.rounds`` rounds at every table, wait for
     settlement (up to ``config.settle_timeout`` s), resettle misreads. Returns a ``SimulationResult``."""
     rng = random.Random(config.seed)
     tables = ensure_tables(config.variants, config.currencies)
     pool = ensure_players(max(config.players, config.boundless_players), config.currencies, uuid.uuid4().hex[:12],
                           ensure_operators(config.operators))
+    open_sessions(pool)
     _cancel_leftovers(tables)
     stats = RunStats()
     games = {}

@@ -6,7 +6,7 @@ import pytest
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.results import record_result
 from settlement.services import settle_round
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, make_operator
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, make_operator, scan
 from wagering.closing import close_betting
 from wagering.placement import place_bets
 
@@ -27,6 +27,7 @@ def play_boundless_round(n_bets, *, table=None, players=None):
               "player_cards": ["8C", "8H", "3D"],
               "bets": [{"id": f"b{i}", "player": p.code, "type": "main", "stake": "10.00",
                         "actions": ["hit"] if i == 0 else ["stand"]} for i, p in enumerate(players)]}
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record, actor="test")
     settle_round(round_id=round_.pk)
     round_.refresh_from_db()

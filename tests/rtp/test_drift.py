@@ -25,7 +25,7 @@ from settlement.services import settle_round
 from tables.engine import Shoe
 from tables.engine.play import RoundPlay
 from tables.engine.strategy import basic_strategy
-from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
+from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory, scan
 from wagering.closing import close_betting
 from wagering.placement import place_bets
 
@@ -74,6 +74,7 @@ def _play(rounds: int, *, drift: bool, seed: int):
         record = RoundPlay(table.rules(), source, bets, decide=_decide, round_id=round_.external_id,
                            shoe_round=round_.shoe_round).play()
         cut = (not stacked) and shoe.cut_card_out
+        scan(round_.pk, record)
         record_result(round_id=round_.pk, record=record, cut_card_out=cut)
         if not stacked:
             shoe.end_round()

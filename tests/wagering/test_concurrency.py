@@ -39,18 +39,30 @@ def run_at_once(jobs):
     return results
 
 
-def bet_job(round_id, key, player, stake="60.00"):
-    return lambda: place_bet(round_id=round_id, key=key, player=player, type="main", stake=stake)
+def bet_job(round_id, key, player, stake="60.00", type="main"):
+    return lambda: place_bet(round_id=round_id, key=key, player=player, type=type, stake=stake)
 
 
 def test_two_bets_exceeding_the_balance_together_exactly_one_accepted():
     CurrencyFactory(code="EUR")
     player = PlayerFactory(funded="100.00")
     round_ = RoundFactory(table=BoundlessTableFactory())
-    results = run_at_once([bet_job(round_.pk, "a", player.code), bet_job(round_.pk, "b", player.code)])
+    results = run_at_once([bet_job(round_.pk, "a", player.code), bet_job(round_.pk, "b", player.code, type="pairs")])
     errors = [r for r in results if isinstance(r, Exception)]
     assert len(errors) == 1 and errors[0].code == "insufficient_funds"
     assert Bet.objects.count() == 1 and balance(player) == Decimal("40.00")
+
+
+def test_rules_8_two_stacked_bets_at_once_exactly_one_accepted():
+    """The limits apply per player, position and bet type: two main bets of one player sent at
+    once from two connections place one (the second waits for the wallet, then sees the first)."""
+    CurrencyFactory(code="EUR")
+    player = PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    results = run_at_once([bet_job(round_.pk, k, player.code, "10.00") for k in ("a", "b")])
+    errors = [r for r in results if isinstance(r, Exception)]
+    assert len(errors) == 1 and errors[0].code == "bet_stacked"
+    assert Bet.objects.count() == 1 and balance(player) == Decimal("90.00")
 
 
 def test_same_key_ten_times_at_once_is_one_bet_one_debit():

@@ -1,14 +1,13 @@
 """Response (and dispute request) shapes of the player API. Amounts are decimal strings with the
 currency's minor units as decimals (``"12.50"``); times are ISO 8601 with an offset."""
 
-from decimal import Decimal
-from functools import cache
 
 from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
+from accounts.money import amount_string
 from delivery.api.common import StrictCharField, StrictIntegerField
 from settlement.audit import MAX_REASON
 from settlement.models import Dispute
@@ -45,17 +44,6 @@ class MoneyField(serializers.Field):
 
     def to_representation(self, value):
         return amount_string(*value)
-
-
-def amount_string(amount, minor_units):
-    """``amount`` (``Decimal`` in major units, or None) as the API's decimal string with
-    ``minor_units`` decimals (``"12.50"``); None stays None."""
-    return None if amount is None else str(Decimal(amount).quantize(_quantum(minor_units)))
-
-
-@cache
-def _quantum(minor_units):
-    return Decimal(1).scaleb(-minor_units)
 
 
 class WalletSerializer(serializers.ModelSerializer):
