@@ -32,7 +32,8 @@ def test_bet_list_totals_and_money(api, premium_round):
     main = data["results"][1]
     assert (main["stake"], main["staked"], main["returned"], main["net"], main["state"], main["outcome"]) == (
         "20.00", "20.00", "40.00", "20.00", "settled", "win")
-    assert data["totals"] == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00"}]
+    assert data["totals"] == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00",
+                               "open_count": 0, "open_staked": "0.00"}]
     assert data["next"] is None and data["previous"] is None
 
 
@@ -109,3 +110,16 @@ def test_bet_detail_shows_extra_stakes_and_reads_them_only_when_there(db, django
     assert client.get(f"/api/v1/bets/{plain.pk}").json()["extras"] == []
     with django_assert_num_queries(3):
         client.get(f"/api/v1/bets/{plain.pk}")
+
+
+def test_totals_are_over_settled_money_with_open_stakes_apart(api, alice, premium_round):
+    """Issue 20, item 11: an open bet is neither lost nor won: totals count settled (and refunded)
+    bets only, and show the open stakes apart."""
+    from tests.factories import BoundlessTableFactory, RoundFactory
+    from wagering.placement import place_bet
+
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    place_bet(round_id=round_.pk, key="open-1", player=alice.game_code, type="main", stake="9.00")
+    totals = api.get("/api/v1/bets/?totals=true").json()["totals"]
+    assert totals == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00",
+                       "open_count": 1, "open_staked": "9.00"}]

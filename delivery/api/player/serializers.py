@@ -122,11 +122,15 @@ def iso_time(value, zone):
 
 
 class TotalsSerializer(serializers.Serializer):
+    """Totals over settled money (bets settled or refunded); the open bets' stakes apart."""
+
     currency = serializers.CharField(source="currency.code")
-    count = serializers.IntegerField()
-    staked = MoneyField(currency="currency")
-    returned = MoneyField(currency="currency", help_text="Open bets count as staked, not returned.")
+    count = serializers.IntegerField(help_text="Bets settled or refunded.")
+    staked = MoneyField(currency="currency", help_text="Their stakes and extra stakes.")
+    returned = MoneyField(currency="currency", help_text="Everything credited back for them.")
     net = MoneyField(currency="currency", help_text="returned - staked")
+    open_count = serializers.IntegerField(help_text="Bets still open (not yet settled).")
+    open_staked = MoneyField(currency="currency", help_text="The open bets' stakes and extra stakes.")
 
 
 class PlayerBetExtraSerializer(serializers.ModelSerializer):
