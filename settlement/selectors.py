@@ -12,6 +12,7 @@ from django.db.models import Q
 
 from accounts.models import Account, LedgerEntry
 from tables.engine import InvalidRecord, is_blackjack, score
+from wagering.models import Bet
 
 from .models import OperatorAction
 
@@ -67,7 +68,8 @@ def bet_replay(bet):
     replays the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``;
     main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
     ``[{"action", "by": "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and
-    ``odds``; ``explanation``.
+    ``odds``; ``explanation``. A refunded bet (its round voided) shows its stakes returned,
+    outcome ``void`` and no win.
     A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
     a boundless bet only its own path. None while the round has no record."""
     record = effective_record(bet.round)
@@ -81,6 +83,9 @@ def bet_replay(bet):
         stored = result.bets[bet.record_id].to_dict()
     detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
     detail["dealer"] = _dealer(record.get("dealer") or [])
+    if bet.state == Bet.State.REFUNDED:  # voided (RULES 10): whatever the record said, no win stands
+        detail.update(returned=detail["staked"], outcome="void",
+                      explanation=f"round voided: {detail['staked']} staked, refunded in full (RULES 10)")
     return detail
 
 

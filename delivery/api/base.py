@@ -48,6 +48,11 @@ class StrictAPIView(GenericAPIView):
     def get_exception_handler(self):
         return exception_handler
 
+    @property
+    def allowed_methods(self):
+        """The methods the view answers, for ``Allow``: OPTIONS left out (it answers 405)."""
+        return [m for m in super().allowed_methods if m != "OPTIONS"]
+
     def perform_content_negotiation(self, request, force=False):
         return super().perform_content_negotiation(request, force=True)  # JSON, even for ?format=
 

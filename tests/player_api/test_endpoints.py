@@ -123,3 +123,23 @@ def test_totals_are_over_settled_money_with_open_stakes_apart(api, alice, premiu
     totals = api.get("/api/v1/bets/?totals=true").json()["totals"]
     assert totals == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00",
                        "open_count": 1, "open_staked": "9.00"}]
+
+
+def test_allow_does_not_list_options_which_answers_405(api, premium_round):
+    """Issue 20, item 16: the player and operator APIs refuse OPTIONS; their Allow header says so."""
+    response = api.options("/api/v1/bets/")
+    assert response.status_code == 405 and "OPTIONS" not in response["Allow"]
+    assert "OPTIONS" not in api.post("/api/v1/bets/", {}, format="json")["Allow"]
+
+
+def test_explanations_say_rounded_only_when_rounded():
+    """Issue 20, item 16: "(winnings rounded down)" only when some winnings were rounded."""
+    from tables.engine import settle
+
+    record = {"format": "round-record/1", "variant": "boundless", "round": "R", "shoe_round": 1, "currency": "EUR",
+              "dealer": ["7D", "TC"], "player_cards": ["AH", "KS"],
+              "bets": [{"id": "even", "player": "p", "type": "main", "stake": "10.00", "actions": []},
+                       {"id": "odd", "player": "p", "type": "main", "stake": "0.25", "actions": []}]}
+    result = settle(record)
+    assert not result.bets["even"].explanation.endswith("(winnings rounded down)")
+    assert result.bets["odd"].explanation.endswith("(winnings rounded down)")
