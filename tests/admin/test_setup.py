@@ -10,8 +10,8 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 
 from accounts.models import OperatorAPIKey
-from tables.models import StudioAPIKey
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
+from tables.models import StudioAPIKey
 
 pytestmark = pytest.mark.django_db
 

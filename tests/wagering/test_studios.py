@@ -31,8 +31,8 @@ from wagering.models import Bet
 
 from .conftest import studio_client
 from .helpers import balance
-from .test_hardening import json_error
 from .test_api import open_round
+from .test_hardening import json_error
 
 pytestmark = pytest.mark.django_db
 D = Decimal
