@@ -69,7 +69,8 @@ def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(adm
     url = reverse("admin:tables_table_change", args=[table.pk])
     page = admin_client.get(url).content.decode()
     assert "queued just now" in page and "Preview RTP" in page  # nothing computed yet: queued on view
-    form = {"code": table.code, "name": table.name, "variant": "premium", "currency": "EUR", "status": "open", "studio": str(table.studio_id),
+    form = {"code": table.code, "name": table.name, "variant": "premium", "currency": "EUR", "status": "open",
+            "studio": str(table.studio_id),
             "seats": "7", "penetration": "75", "suspend_limit_seconds": "600",
             "pay_tables": json.dumps({"pairs": {"perfect_pair": "25"}}),
             "limits-TOTAL_FORMS": "0", "limits-INITIAL_FORMS": "0", "seat_set-TOTAL_FORMS": "0",

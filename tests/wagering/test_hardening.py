@@ -165,7 +165,8 @@ def test_event_payload_keys_may_be_any_name(eur, game_client):
     response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": events}, format="json")
     assert response.status_code == 201, response.content
     row = RoundEvent.objects.get(kind="decision")
-    assert row.payload == {k: v for k, v in events[0].items() if k != "kind"} and row.actor == "game-server:default/game-server"
+    assert row.payload == {k: v for k, v in events[0].items() if k != "kind"}
+    assert row.actor == "game-server:default/game-server"
 
 
 @pytest.mark.parametrize("payload", [{"card": "A\x00S"}, {"to": {"deep": ["ok", "x\x00"]}}, {"a\x00": 1}])
