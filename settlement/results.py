@@ -13,6 +13,7 @@ from tables.services import event
 from tables.validation import check_json
 from wagering.records import check_record
 
+from .selectors import corrected_records
 from .tasks import settle_round
 
 logger = logging.getLogger(__name__)
@@ -21,7 +22,8 @@ logger = logging.getLogger(__name__)
 @transaction.atomic
 def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=None):
     """Take the round record of a CLOSED round (docs/round-record.md): validate it (``check_record``;
-    ``tables.cards.check_record_cards``: its cards are the cards scanned, within the shoe's), store
+    ``tables.cards.check_record_cards``: its cards are the cards scanned, within the shoe's, where
+    a corrected round of the shoe counts with its correction's cards), store
     it unchanged as evidence, move the round to RESULTED and queue settlement after commit.
     ``cut_card_out``: the cut card came out in this round, the last of its shoe (RULES 1).
     The same record again for a round already RESULTED, SETTLED or SETTLEMENT_FAILED returns the
@@ -44,7 +46,7 @@ def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=
     round_.transition(Round.State.RESULTED)
     check_json(record, "record")  # no NUL (PostgreSQL's jsonb refuses it)
     check_record(round_, record)
-    check_record_cards(round_, record)
+    check_record_cards(round_, record, corrected=corrected_records(shoe_id=round_.shoe_id))
     round_.record = record
     round_.save(update_fields=["state", "resulted_at", "record"])
     if cut_card_out:

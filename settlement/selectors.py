@@ -14,13 +14,20 @@ from accounts.models import Account, LedgerEntry
 from tables.engine import InvalidRecord, is_blackjack, score
 from wagering.models import Bet
 
-from .models import OperatorAction
+from .models import OperatorAction, RoundCorrection
 
 
 def effective_record(round_):
     """The record ``round_`` is settled on: its last ``RoundCorrection.record``, else ``round_.record``."""
     last = round_.corrections.order_by("-sequence").first()
     return last.record if last else round_.record
+
+
+def corrected_records(*, shoe_id):
+    """``{round id: record}``: the last correction's record of every corrected round of shoe
+    ``shoe_id`` (a ``Shoe`` pk), the cards those rounds really dealt."""
+    return dict(RoundCorrection.objects.filter(round__shoe_id=shoe_id).order_by("round_id", "sequence")
+                .values_list("round_id", "record"))
 
 
 def bet_ledger_entries(bet):

@@ -8,7 +8,9 @@ player sequence). A card read wrongly is scanned again: ``card_rescanned`` with 
 replaces the last card scanned to its ``to`` (one without ``card``, a failed read, changes
 nothing). The record the game server reports must hold, per destination, exactly the cards
 scanned there in the order scanned; and over all rounds of a shoe no card comes out more than
-8 times (8 decks) nor more than 416 cards in all, the cards burnt after the shuffle included.
+8 times (8 decks) nor more than 416 cards in all, the cards burnt after the shuffle included. A
+round whose record was corrected after a proven misread (settlement's ``RoundCorrection``) counts
+in its shoe with the cards of its correction, the cards it really dealt, not the ones misread.
 """
 
 import re
@@ -82,12 +84,14 @@ def _path(destination):
         f"seats.{destination.removeprefix('seat:')}.cards"
 
 
-def check_record_cards(round_, record):
+def check_record_cards(round_, record, corrected=None):
     """Raise ``InvalidRecord`` (``extra["field"]``: the record's field path) unless ``record`` (a
     round record of ``round_`` the engine accepted) holds, per destination, exactly the cards the
     game server scanned there during the round, in scan order, and the round's shoe (``round_``'s
     own scans with those of every other round of the shoe, voided ones too, and its burnt cards)
-    shows no card more than ``DECKS`` times and no more than ``SHOE_CARDS`` cards."""
+    shows no card more than ``DECKS`` times and no more than ``SHOE_CARDS`` cards.
+    ``corrected``: ``{round id: record}``, the corrected records of the shoe's rounds whose
+    misread was proven; those rounds count with these records' cards instead of their scans."""
     shoe_rounds = list(Round.objects.filter(shoe_id=round_.shoe_id).values_list("pk", flat=True))
     scans = round_scans(shoe_rounds)
     ours, theirs = record_cards(record), scans.get(round_.pk, {})
@@ -96,10 +100,12 @@ def check_record_cards(round_, record):
             path, recorded, seen = _path(destination), ours.get(destination, []), theirs.get(destination, [])
             raise InvalidRecord(f"{path}: the record has {' '.join(recorded) or 'no card'}, the cards scanned to "
                                 f"{destination} were {' '.join(seen) or 'none'}", field=path)
+    scans.update((pk, record_cards(fixed)) for pk, fixed in (corrected or {}).items())
     dealt = Counter(card for by_destination in scans.values() for cards in by_destination.values() for card in cards)
     card, most = max(dealt.items(), key=lambda item: item[1], default=(None, 0))
     if most > DECKS:
-        raise InvalidRecord(f"shoe: {card} came out {most} times in this shoe (8 decks: at most {DECKS})",
+        raise InvalidRecord(f"shoe: {card} came out {most} times in this shoe (8 decks: at most {DECKS}; a card "
+                            "misread in an earlier round of the shoe counts as read until that round is corrected)",
                             field="shoe")
     total = sum(dealt.values()) + round_.shoe.burn_count
     if total > SHOE_CARDS:

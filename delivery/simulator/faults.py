@@ -4,9 +4,10 @@
 - ``cancel``:    the round is played (extra stakes taken), then suspended and cancelled: voided,
                  every stake refunded, extras included; at classic tables one in three is a host
                  disconnection (the whole shoe is reshuffled).
-- ``misread``:   a card's suit is misread in the record (values unchanged: the record stays valid,
-                 side bets may settle differently); after settlement the correct record is
-                 resettled (``settlement.services.resettle_round``).
+- ``misread``:   a card's suit is misread, scanned and recorded so (values unchanged: the record
+                 stays valid, side bets may settle differently); once settled, and before its table
+                 deals on from the shoe, the correct record is resettled
+                 (``settlement.services.resettle_round``): the shoe then counts the card dealt.
 - ``duplicate``: the settle task is delivered twice (``settle_round.delay`` again).
 """
 from __future__ import annotations

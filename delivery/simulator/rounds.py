@@ -25,19 +25,22 @@ from . import faults
 from .betting import BetMaker
 from .calls import call
 from .decisions import DecisionStats, InitialDeal, RoundDecisions
+from .settling import correct_misreads
 from .shoes import TableShoe
 
 
 @dataclass
 class RunStats:
     """What the game servers saw across a run: ``rounds`` (platform round ids), ``faults``
-    (``{kind: [round ids]}``), ``misreads`` (``[(round id, correct record)]`` to resettle),
+    (``{kind: [round ids]}``), ``misreads`` (``[(round id, correct record)]``), ``resettled``
+    (how many of them were corrected),
     ``refusals`` (``[(table code, player code, account kind, reason)]``: seats refused),
     ``rejected`` (``{error code: n}``), ``decisions`` (``DecisionStats``)."""
 
     rounds: list = field(default_factory=list)
     faults: dict = field(default_factory=dict)
     misreads: list = field(default_factory=list)
+    resettled: int = 0
     refusals: list = field(default_factory=list)
     rejected: dict = field(default_factory=dict)
     decisions: DecisionStats = field(default_factory=DecisionStats)
@@ -76,9 +79,19 @@ class TableGame:
         last_shoe = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
         self.shoe = TableShoe(rng, table.penetration, (last_shoe or 0) + 1)
         self.start = self.number = first_round
+        self.uncorrected: list = []
+
+    def correct_misreads(self, timeout: float) -> None:
+        """Have the table's misread rounds resettled with their correct records once settled
+        (``settling.correct_misreads``, waiting up to ``timeout`` seconds): before the table deals
+        on, so that its shoe counts the cards really dealt, not the ones misread (``tables.cards``)."""
+        left = correct_misreads(self.uncorrected, timeout)
+        self.stats.resettled += len(self.uncorrected) - len(left)
+        self.uncorrected = left
 
     def play_round(self) -> int:
-        """Deal one round; returns its platform id."""
+        """Deal one round (once the table's misread rounds are corrected); returns its platform id."""
+        self.correct_misreads(self.config.settle_timeout)
         self.number += 1
         self.shoe.set_drift(self.number - self.start <= self.config.drift_rounds)
         sequence, burn, shoe_round = self.shoe.begin_round()
@@ -109,6 +122,7 @@ class TableGame:
             call(record_result, round_id=round_.pk, record=sent, cut_card_out=cut_card_out)
             if fault == "misread":
                 self.stats.misreads.append((round_.pk, record))
+                self.uncorrected.append((round_.pk, record))
         if fault == "duplicate":
             settle_round.delay(round_.pk)
         return round_.pk

@@ -1,5 +1,5 @@
-"""Run every demo table round-robin with a progress bar, wait for the workers to settle, then
-resettle the misread rounds with their correct records."""
+"""Run every demo table round-robin with a progress bar (a table's misread rounds resettled with
+their correct records before it deals on), then wait for the workers to settle."""
 from __future__ import annotations
 
 import random
@@ -7,10 +7,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from django.db.models import Q
 from tqdm import tqdm
 
-from settlement.services import resettle_round
 from settlement.voids import cancel
 from tables.models import Round
 
@@ -18,8 +16,7 @@ from .calls import call
 from .config import SimConfig
 from .demo import ensure_operators, ensure_players, ensure_tables, open_sessions
 from .rounds import RunStats, TableGame
-
-OPERATOR = "operator:simulator"
+from .settling import wait_for_settlement
 
 
 @dataclass
@@ -45,40 +42,11 @@ def _cancel_leftovers(tables) -> None:
         call(cancel, round_id=round_.pk, reason="simulator restarted: round left in play")
 
 
-def pending(round_ids) -> int:
-    """How many of ``round_ids`` are still waiting for settlement (RESULTED, or cancelled and not
-    yet voided)."""
-    return Round.objects.filter(pk__in=round_ids).filter(
-        Q(state=Round.State.RESULTED) | Q(cancelled_at__isnull=False) & ~Q(state=Round.State.VOIDED)).count()
-
-
-def wait_for_settlement(round_ids, timeout: float) -> bool:
-    """Poll until none of ``round_ids`` is pending (True) or ``timeout`` seconds pass (False)."""
-    deadline = time.monotonic() + timeout
-    while pending(round_ids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.25)
-    return True
-
-
-def _resettle(misreads) -> int:
-    """Resettle each misread round that was settled with its correct record; returns how many."""
-    done = 0
-    settled = set(Round.objects.filter(pk__in=[pk for pk, _ in misreads], state=Round.State.SETTLED)
-                  .values_list("pk", flat=True))
-    for pk, record in misreads:
-        if pk in settled:
-            resettle_round(round_id=pk, corrected_record=record, actor=OPERATOR,
-                           reason="card misread by the scanner; rescanned, corrected record")
-            done += 1
-    return done
-
-
 def run_simulation(config: SimConfig, progress: bool = True) -> SimulationResult:
     """Set up the demo tables, operators and players (each in a session opened by its operator),
-    deal ``config.rounds`` rounds at every table, wait for
-    settlement (up to ``config.settle_timeout`` s), resettle misreads. Returns a ``SimulationResult``."""
+    deal ``config.rounds`` rounds at every table (resettling misreads as they settle), wait for
+    settlement (up to ``config.settle_timeout`` s) and resettle the last misreads. Returns a
+    ``SimulationResult``."""
     rng = random.Random(config.seed)
     tables = ensure_tables(config.variants, config.currencies)
     pool = ensure_players(max(config.players, config.boundless_players), config.currencies, uuid.uuid4().hex[:12],
@@ -102,6 +70,8 @@ def run_simulation(config: SimConfig, progress: bool = True) -> SimulationResult
                 bar.update()
     dealt = time.monotonic()
     settled = wait_for_settlement(stats.rounds, config.settle_timeout)
-    resettled = _resettle(stats.misreads) if settled else 0
-    return SimulationResult(config, stats, [t.code for t in tables], games, settled, resettled,
+    if settled:
+        for game in games.values():
+            game.correct_misreads(0)
+    return SimulationResult(config, stats, [t.code for t in tables], games, settled, stats.resettled,
                             dealt - start, time.monotonic() - dealt)

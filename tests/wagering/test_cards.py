@@ -7,6 +7,7 @@ import copy
 import pytest
 
 from settlement.results import record_result
+from settlement.services import resettle_round, settle_round
 from tables.cards import scan_events
 from tables.exceptions import InvalidInput, InvalidRecord
 from tables.models import Round, Shoe
@@ -81,7 +82,7 @@ def test_no_card_more_than_8_times_in_a_shoe(eur):
         scan(round_.pk, record)
         if n < 4:
             record_result(round_id=round_.pk, record=record)
-    with pytest.raises(InvalidRecord, match="7D came out 9 times") as error:
+    with pytest.raises(InvalidRecord, match="7D came out 9 times.*until that round is corrected") as error:
         record_result(round_id=round_.pk, record=record)
     assert error.value.extra["field"] == "shoe"
 
@@ -94,3 +95,29 @@ def test_no_more_than_416_cards_from_a_shoe_burn_included(eur):
     scan(round_.pk, record)
     with pytest.raises(InvalidRecord, match="417 cards dealt and burnt"):
         record_result(round_id=round_.pk, record=record)
+
+
+def test_a_corrected_misread_counts_in_its_shoe_with_the_cards_really_dealt(eur):
+    """A 7H misread as 7D (scanned and recorded so) makes the shoe's eight real 7Ds nine: the
+    record holding the eighth is refused until the misread round is corrected (resettled with the
+    7H), then taken: the shoe counts a corrected round by its correction."""
+    table = BoundlessTableFactory()
+    first, player = _round_with_a_bet(table, external_id="R-0")
+    dealt = _record(first, player, dealer=("7H", "TC"))
+    misread = _record(first, player, dealer=("7D", "TC"))
+    scan(first.pk, misread)
+    record_result(round_id=first.pk, record=misread)
+    settle_round(round_id=first.pk)
+    for n in range(1, 5):  # two real 7Ds a round: eight in all
+        round_, player = _round_with_a_bet(table, external_id=f"R-{n}")
+        record = _record(round_, player, dealer=("7D", "TC"), player_cards=("7D", "6C", "5S"))
+        scan(round_.pk, record)
+        if n < 4:
+            record_result(round_id=round_.pk, record=record)
+            settle_round(round_id=round_.pk)
+    with pytest.raises(InvalidRecord, match="7D came out 9 times.*until that round is corrected"):
+        record_result(round_id=round_.pk, record=record)
+    resettle_round(round_id=first.pk, corrected_record=dealt, reason="video review: the dealer's 7H read as 7D",
+                   actor="test")
+    record_result(round_id=round_.pk, record=record)
+    assert Round.objects.get(pk=round_.pk).state in (Round.State.RESULTED, Round.State.SETTLED)
