@@ -96,10 +96,9 @@ class OpenRoundView(GameAPIView):
     def post(self, request, code):
         table = studio_table(self.studio, code)
         body = _valid(s.OpenRoundSerializer, request.data)
-        known = Round.objects.filter(table=table, external_id=body["external_id"]).exists()
         round_ = open_round(table_code=table.code, **body, **self.actor())
         return Response(s.RoundSerializer(_loaded(round_.pk)).data,
-                        status=status.HTTP_200_OK if known else status.HTTP_201_CREATED)
+                        status=status.HTTP_201_CREATED if round_.created else status.HTTP_200_OK)
 
 
 class RoundView(GameAPIView):
