@@ -1,5 +1,7 @@
 """The player API's endpoints: /me, the bet list and its filters, a bet's detail, a round, the ledger."""
 
+from datetime import datetime
+
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -143,3 +145,18 @@ def test_explanations_say_rounded_only_when_rounded():
     result = settle(record)
     assert not result.bets["even"].explanation.endswith("(winnings rounded down)")
     assert result.bets["odd"].explanation.endswith("(winnings rounded down)")
+
+
+def test_bet_detail_and_ledger_show_their_times_in_tz(api, premium_round, alice):
+    """Issue 20, item 16: ``tz`` works on a bet's detail and on the ledger as on the bet list (an
+    unknown zone is a 400 there too)."""
+    bet = Bet.objects.filter(player=alice, type="main").get()
+    utc, berlin = (api.get(f"/api/v1/bets/{bet.pk}{query}").json() for query in ("", "?tz=Europe/Berlin"))
+    times = lambda data: [data["placed_at"], data["settled_at"], *(e["created_at"] for e in data["ledger"])]  # noqa: E731
+    assert all(t.endswith("Z") for t in times(utc)) and all(t.endswith(("+01:00", "+02:00")) for t in times(berlin))
+    assert [datetime.fromisoformat(t) for t in times(utc)] == [datetime.fromisoformat(t) for t in times(berlin)]
+    ledger = api.get("/api/v1/ledger/?tz=America/New_York").json()["results"]
+    assert ledger and all(e["created_at"].endswith(("-05:00", "-04:00")) for e in ledger)
+    for url in (f"/api/v1/bets/{bet.pk}?tz=Mars/Olympus", "/api/v1/ledger/?tz=localtime"):
+        response = api.get(url)
+        assert response.status_code == 400 and response.json()["code"] == "invalid_input", url

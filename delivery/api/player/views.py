@@ -1,7 +1,8 @@
 """Player API views (``/api/v1/``): thin wrappers over the selectors (``wagering.selectors``,
 ``accounts.selectors``, ``settlement.selectors``) and settlement's dispute service
 (``settlement.disputes.open_dispute``). Only the calling player's own data, ever: another
-player's bet, round or dispute answers 404, exactly like one that does not exist.
+player's bet, round or dispute answers 404, exactly like one that does not exist. The bet list,
+a bet's detail and the ledger show their times in the time zone ``tz`` (default UTC).
 
 Errors are ``{"code": ..., "detail": ...}`` (``delivery.api.base``): 400 ``invalid_input`` (bad
 filter values, unknown or repeated query parameters, NUL bytes, bad cursor or page size, bad body),
@@ -10,7 +11,10 @@ filter values, unknown or repeated query parameters, NUL bytes, bad cursor or pa
 ``not_found``, 429 ``throttled``.
 """
 
+from zoneinfo import ZoneInfo
+
 from django.db.models import Prefetch
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions as drf
 from rest_framework import status
@@ -30,6 +34,7 @@ from wagering.models import Bet
 from . import serializers as s
 from .authentication import CachedTokenAuthentication, PlayerSessionAuthentication
 from .bet_list import BetList
+from .filters import TZ_PARAMETER, ZoneFilter
 from .pagination import KeysetPagination
 from .throttles import PlayerRateThrottle
 
@@ -80,14 +85,29 @@ class BetListView(BetList, PlayerAPIView):
         return self.list_bets()
 
 
-class BetDetailView(PlayerAPIView):
-    @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
+class ZonedView(PlayerAPIView):
+    """A player view whose answer shows its times in the time zone ``tz`` (``ZoneFilter``: an IANA
+    name, default UTC; an unknown one is 400 ``invalid_input``)."""
+
+    filterset_class = ZoneFilter
+
+    def shown(self, serializer):
+        """``serializer.data`` with its times in the requested zone."""
+        _, cleaned = self.filters()
+        with timezone.override(ZoneInfo(cleaned.get("tz") or "UTC")):
+            return serializer.data
+
+
+class BetDetailView(ZonedView):
+    queryset = Bet.objects.none()
+
+    @extend_schema(parameters=[ID_PARAMETER, TZ_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
                    summary="One of your bets as the Bet Record shows it")
     def get(self, request, id):  # noqa: A002 (the path's {id})
         bet = selectors.with_extras(self.owned(selectors.bet_details_for_player(self.player), id))
         bet.play = bet_replay(bet)
         bet.ledger = bet_ledger_entries(bet)
-        return Response(s.PlayerBetDetailSerializer(bet).data)
+        return Response(self.shown(s.PlayerBetDetailSerializer(bet)))
 
 
 class RoundDetailView(PlayerAPIView):
@@ -100,18 +120,18 @@ class RoundDetailView(PlayerAPIView):
         return Response(s.PlayerRoundDetailSerializer(round_).data)
 
 
-class LedgerView(PlayerAPIView):
+class LedgerView(ZonedView):
     pagination_class = KeysetPagination
     queryset = LedgerEntry.objects.none()
 
     def get_queryset(self):
         return ledger_entries_for_player(self.player)
 
-    @extend_schema(responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
+    @extend_schema(parameters=[TZ_PARAMETER], responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
                    summary="Your wallets' ledger entries, newest first")
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(s.LedgerEntrySerializer(page, many=True).data)
+        return self.get_paginated_response(self.shown(s.LedgerEntrySerializer(page, many=True)))
 
 
 def disputes_of(player):
