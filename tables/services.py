@@ -57,11 +57,12 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     """Open betting on a new round of table ``table_code`` (RULES 3, 9).
 
     ``external_id``: the game server's round id (str, unique per table; opening it again returns
-    the same round, found under the table's lock: of two identical calls at once, one creates it). ``shoe``: the shoe's sequence number (int, never below the table's latest
-    shoe: a shoe number never goes backwards); a new number starts a new shoe (shuffled now,
-    ``burn_count`` cards burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's
-    next round number. Seated players whose balance is below the table's main-bet minimum are
-    unseated (RULES 9). Returns the ``Round`` (OPEN), with ``created``: True when this call opened
+    the same round, found under the table's lock: of two identical calls at once, one creates it).
+    ``shoe``: the shoe's sequence number (int, never below the table's latest shoe: a shoe number
+    never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
+    burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's next round
+    number. Seated players whose balance is below the table's main-bet minimum are unseated
+    (RULES 9). Returns the ``Round`` (OPEN), with ``created``: True when this call opened
     it, False when ``external_id`` was opened before (the round as it is now).
 
     Raises ``NotFound`` (table), ``IllegalTransition`` (table not open, another round still in play,
