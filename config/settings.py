@@ -164,8 +164,10 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Live blackjack back office API",
+    # ... and, for studios, a round's calls with one example per variant (docs/game-server-api.md)
     "DESCRIPTION": "Game-server API (/api/game/v1/), player Bet Record API (/api/v1/) and operator API "
-                   "(/api/operator/v1/: players, sessions, transfers, bets, rounds, statement).",
+                   "(/api/operator/v1/: players, sessions, transfers, bets, rounds, statement).\n\n"
+                   + (BASE_DIR / "docs" / "game-server-api.md").read_text(encoding="utf-8"),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",

@@ -238,3 +238,13 @@ def test_tables_with_limits_a_round_by_external_id_and_its_bets(eur, game_client
     assert bets["round"]["state"] == "voided"
     assert [(b["record_id"], b["player"], b["state"], b["stake"]) for b in bets["bets"]] == [
         ("k", player.game_code, "refunded", "10.00")]
+
+
+def test_a_new_shoe_burns_up_to_11_cards_the_shown_card_included(eur, game_client):
+    """RULES 1: the shown card and as many as it is worth: a ten-value card shown burns 11 (the
+    count the shoe's 416 cards include); 12 is no burn."""
+    table = TableFactory()
+    url = f"/api/game/v1/tables/{table.code}/rounds/"
+    assert game_client.post(url, {"external_id": "R-1", "shoe": 1, "burn_count": 11}, format="json").status_code == 201
+    json_error(game_client.post(url, {"external_id": "R-2", "shoe": 2, "burn_count": 12}, format="json"), 400,
+               "invalid_input")

@@ -59,7 +59,9 @@ class OpenRoundSerializer(serializers.Serializer):
     external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
     shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1,
                               help_text="Sequence number of the shoe; a new one starts a new shoe.")
-    burn_count = StrictIntegerField(min_value=0, max_value=10, default=0)
+    burn_count = StrictIntegerField(min_value=0, max_value=11, default=0,
+                                    help_text="A new shoe's cards burnt after the shuffle, the shown card included: "
+                                              "the shown card and as many as it is worth, 2 to 11 (RULES 1).")
 
 
 class RoundSerializer(serializers.ModelSerializer):
