@@ -75,8 +75,8 @@ def bet_replay(bet):
     replays the round's effective record: ``staked``, ``returned``, ``outcome``, ``extras``;
     main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
     ``[{"action", "by": "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and
-    ``odds``; ``explanation``. A refunded bet (its round voided) shows its stakes returned,
-    outcome ``void`` and no win.
+    ``odds``; ``explanation``. A refunded bet (its round voided) shows its cards as played but
+    no win: every stake returned, outcome ``void``, no odds (``_voided``).
     A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
     a boundless bet only its own path. None while the round has no record."""
     record = effective_record(bet.round)
@@ -90,10 +90,23 @@ def bet_replay(bet):
         stored = result.bets[bet.record_id].to_dict()
     detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
     detail["dealer"] = _dealer(record.get("dealer") or [])
-    if bet.state == Bet.State.REFUNDED:  # voided (RULES 10): whatever the record said, no win stands
-        detail.update(returned=detail["staked"], outcome="void",
-                      explanation=f"round voided: {detail['staked']} staked, refunded in full (RULES 10)")
-    return detail
+    return _voided(detail) if bet.state == Bet.State.REFUNDED else detail
+
+
+def _voided(detail):
+    """``detail`` of a bet whose round was voided (RULES 10): whatever the record said, no win
+    stands: the bet, each of its hands and its insurance return their stakes, outcome ``void``,
+    no odds; the cards and decisions stay as played."""
+    voided = {**detail, "returned": detail["staked"], "outcome": "void",
+              "explanation": f"round voided: {detail['staked']} staked, refunded in full (RULES 10)"}
+    if "odds" in detail:
+        voided["odds"] = None
+    if "hands" in detail:
+        voided["hands"] = [{**hand, "returned": hand["stake"], "outcome": "void", "odds": None}
+                           for hand in detail["hands"]]
+    if detail.get("insurance"):
+        voided["insurance"] = {**detail["insurance"], "returned": detail["insurance"]["stake"], "outcome": "void"}
+    return voided
 
 
 #: Keys of the engine's per-bet detail the player API leaves out (the record's ids, the boundless path index).

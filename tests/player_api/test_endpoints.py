@@ -7,6 +7,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from delivery.api.player.serializers import PlayerBetSerializer
+from settlement.voids import void_round
 from tests.factories import UserFactory
 from tests.wagering.conftest import client_for
 from wagering.models import Bet
@@ -160,3 +161,21 @@ def test_bet_detail_and_ledger_show_their_times_in_tz(api, premium_round, alice)
     for url in (f"/api/v1/bets/{bet.pk}?tz=Mars/Olympus", "/api/v1/ledger/?tz=localtime"):
         response = api.get(url)
         assert response.status_code == 400 and response.json()["code"] == "invalid_input", url
+
+
+@pytest.mark.parametrize("fixture", ["premium_round", "boundless_round"])
+def test_a_voided_bet_shows_its_stakes_returned_and_no_win(request, fixture, alice):
+    """Issue 20, item 16: voided after settlement (a win taken back) or before (a record taken,
+    not settled), a bet's detail shows the cards as played, every stake returned, outcome void, no
+    odds, and says why: nothing of the win the record would have paid."""
+    round_ = request.getfixturevalue(fixture)
+    void_round(round_id=round_.pk, reason="the studio's video shows a dealing error", actor="test")
+    bet = Bet.objects.get(player=alice, type="main")
+    data = client_for(alice.user).get(f"/api/v1/bets/{bet.pk}").json()
+    play = data["play"]
+    assert data["state"] == "refunded" and data["returned"] == data["staked"] == play["staked"]
+    assert (play["outcome"], play["returned"]) == ("void", play["staked"])
+    assert play["hands"] and all((h["outcome"], h["returned"], h["odds"]) == ("void", h["stake"], None)
+                                 for h in play["hands"])
+    assert play["explanation"] == f"round voided: {play['staked']} staked, refunded in full (RULES 10)"
+    assert play["hands"][0]["cards"]  # as played

@@ -176,6 +176,7 @@ class PublicHandSerializer(serializers.Serializer):
 
 
 class HandSerializer(PublicHandSerializer):
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender; void (the round was voided)")
     decisions = DecisionSerializer(many=True)
     stake = serializers.CharField(help_text="This bet's stake on the hand (decimal string).")
     returned = serializers.CharField()
@@ -186,7 +187,7 @@ class HandSerializer(PublicHandSerializer):
 class InsuranceSerializer(serializers.Serializer):
     stake = serializers.CharField()
     returned = serializers.CharField()
-    outcome = serializers.CharField()
+    outcome = serializers.CharField(help_text="win, lose; void (the round was voided)")
 
 
 class DealerSerializer(serializers.Serializer):
@@ -202,7 +203,8 @@ class PlaySerializer(serializers.Serializer):
     dealer = DealerSerializer()
     staked = serializers.CharField()
     returned = serializers.CharField()
-    outcome = serializers.CharField()
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender; void: the round was voided, "
+                                              "every stake returned")
     extras = serializers.DictField(child=serializers.CharField(), help_text="Extra stakes by kind.")
     seat = serializers.IntegerField(required=False)
     hands = HandSerializer(many=True, required=False, help_text="Main and behind bets: the hand(s) the bet rode on.")
