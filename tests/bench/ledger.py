@@ -137,7 +137,7 @@ def main():
     run = uuid.uuid4().hex[:8]
     load_before = os.getloadavg()[0]
     eur, _ = Currency.objects.get_or_create(code="EUR", defaults={"minor_units": 2})
-    house = ledger.house_account(name=f"table:bench-{run}", currency=eur)
+    house = ledger.house_account(name=f"table:bench-{run}", currency=eur, operator=ledger.default_operator())
     players, wallets = funded_wallets(f"bl-{run}", N_WALLETS, eur)
     ids = [w.pk for w in wallets]
     connection.close()  # no connection across fork

@@ -63,18 +63,24 @@ def ensure_bets(n=1_000_000):
 
 def _load(cur, table_id, rounds, first_round):
     """Insert players (once), then ``rounds`` rounds after the ``first_round`` already there."""
+    from accounts.services import default_operator
+
+    operator_id = default_operator().pk
     cur.execute("SELECT count(*) FROM accounts_player WHERE code LIKE 'bench-p-%%'")
     if cur.fetchone()[0] < PLAYERS:
         cur.execute("""INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email,
                                               is_staff, is_active, date_joined)
                        SELECT '!', false, 'bench-p-' || i, '', '', '', false, true, now()
                        FROM generate_series(1, %s) i""", [PLAYERS])
-        cur.execute("""INSERT INTO accounts_player (user_id, code, account_kind, created_at)
-                       SELECT id, username, 'real', now() FROM auth_user WHERE username LIKE 'bench-p-%%'""")
-        cur.execute("""INSERT INTO accounts_account (kind, currency_id, player_id, name, balance, negative_flagged,
-                                                     created_at)
-                       SELECT 'wallet', 'EUR', id, '', 1000, false, now() FROM accounts_player
-                       WHERE code LIKE 'bench-p-%%'""")
+        # players of the default operator, whose game code is the code itself
+        cur.execute("""INSERT INTO accounts_player (user_id, operator_id, code, game_code, account_kind, display_name,
+                                                    created_at)
+                       SELECT id, %s, username, username, 'real', '', now() FROM auth_user
+                       WHERE username LIKE 'bench-p-%%'""", [operator_id])
+        cur.execute("""INSERT INTO accounts_account (kind, operator_id, currency_id, player_id, name, balance,
+                                                     negative_flagged, journal, created_at)
+                       SELECT 'wallet', %s, 'EUR', id, '', 1000, false, false, now() FROM accounts_player
+                       WHERE code LIKE 'bench-p-%%'""", [operator_id])
     cur.execute("""INSERT INTO tables_shoe (table_id, sequence, shuffled_at, burn_count, rounds_dealt, cut_card_out)
                    SELECT %s, 1, now(), 0, 0, false WHERE NOT EXISTS
                    (SELECT 1 FROM tables_shoe WHERE table_id = %s AND sequence = 1)""", [table_id, table_id])
@@ -101,6 +107,9 @@ def _load(cur, table_id, rounds, first_round):
                         ELSE 1 + (r.shoe_round * (%(per)s - 1) + k) %% (%(players)s - 1) END
                    WHERE r.table_id = %(table)s AND r.shoe_round > %(first)s""",
                 {"per": PER_ROUND, "players": PLAYERS, "table": table_id, "first": first_round})
+    # Statistics of the rows just written (this transaction's: ANALYZE sees them): without them the
+    # planner takes the tables for empty and joins a million bets to their rounds row by row.
+    cur.execute("ANALYZE tables_round, wagering_bet, accounts_player")
     cur.execute("""UPDATE tables_round r SET record = jsonb_build_object(
                        'format', 'round-record/1', 'variant', 'boundless', 'round', r.external_id,
                        'shoe_round', r.shoe_round, 'currency', 'EUR', 'dealer', '["TC", "7S"]'::jsonb,

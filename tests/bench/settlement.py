@@ -25,7 +25,7 @@ import uuid
 from decimal import Decimal
 from pathlib import Path
 
-from tests.bench.common import Clock, quiesce, report, setup
+from tests.bench.common import Clock, funded_wallets, quiesce, report, setup
 
 PLAYERS = int(os.environ.get("BENCH_PLAYERS", 20_000))
 BEHIND = 200
@@ -208,11 +208,10 @@ def _floor(round_, wallets, house):
 
 def main():
     setup()
-    from django.contrib.auth import get_user_model
     from django.db import connection
 
     from accounts import services as ledger
-    from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+    from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction
     from tables.models import Round, Table, TableLimit
     from wagering.models import Bet
 
@@ -223,15 +222,10 @@ def main():
     for t in tables.values():
         TableLimit.objects.bulk_create([TableLimit(table=t, bet_type=bt, min_stake=1, max_stake=1000, chip_step=1)
                                         for bt in t.rules().bet_types])
-    users = get_user_model().objects.bulk_create([get_user_model()(username=f"bs-{run}-{i}") for i in range(PLAYERS)])
-    players = Player.objects.bulk_create([Player(user=u, code=u.username) for u in users])
-    accounts = Account.objects.bulk_create([Account(kind="wallet", player=p, currency=eur) for p in players])
-    for a in accounts:
-        a.currency = eur
+    players, accounts = funded_wallets(f"bs-{run}", PLAYERS, eur)
     wallets = {a.player_id: a for a in accounts}
-    cashier = ledger.cashier_account(currency=eur)
-    ledger.post([ledger.Posting(f"bs-dep:{run}:{a.pk}", "deposit", cashier, a, Decimal("1000.00")) for a in accounts])
-    houses = {v: ledger.house_account(name=t.house_name, currency=eur) for v, t in tables.items()}
+    houses = {v: ledger.house_account(name=t.house_name, currency=eur, operator=ledger.default_operator())
+              for v, t in tables.items()}
 
     boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}")
     floor_copy = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"F-{run}")

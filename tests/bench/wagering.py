@@ -147,7 +147,8 @@ def main():
         bulk.append(clock.seconds["bulk"])
         assert not [o for o in outcomes if o.error], "bulk bets rejected"
         floor_round = rounds[f"floor{i}"]
-        house = ledger.house_account(name=floor_round.table.house_name, currency=eur)
+        house = ledger.house_account(name=floor_round.table.house_name, currency=eur,
+                                     operator=ledger.default_operator())
         with clock.time("floor"), _timed_phases(phases[i][1]) if "--phases" in sys.argv else nullcontext():
             _floor(floor_round, players, wallets, house, f"{run}-{i}")
         floor.append(clock.seconds["floor"])
