@@ -8,6 +8,7 @@ DRF's own (authentication, permission, parsing).
 """
 
 import json
+import logging
 import math
 import re
 from collections.abc import Mapping
@@ -28,6 +29,8 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.exceptions import PlatformError
+
+logger = logging.getLogger(__name__)
 
 #: A ``\uD800``-``\uDFFF`` escape in a JSON text: a UTF-16 surrogate, half of a pair or alone.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -143,12 +146,15 @@ def exception_handler(exc, context):
     ``request_too_large``; a database error that outlived its retries (a lock wait timed out:
     SQLite's "database is locked", PostgreSQL's lock timeout or lost connection) is 503
     ``database_busy`` with ``Retry-After`` (the request changed nothing: its transaction rolled
-    back), never an HTML page."""
+    back), never an HTML page; it is logged (a warning with the error) for the on-call engineer."""
     if isinstance(exc, PlatformError):
         return Response(error_body(exc), status=exc.status)
     if isinstance(exc, RequestDataTooBig):
         exc = RequestTooLarge()
     if isinstance(exc, OperationalError):
+        request = context.get("request")
+        logger.warning("database error answered 503 database_busy: %s %s", getattr(request, "method", "?"),
+                       getattr(request, "path", "?"), exc_info=exc)
         return Response({"code": "database_busy", "detail": "the database is busy: nothing was written, send the "
                          f"request again in {RETRY_AFTER_SECONDS} s"}, status=503,
                         headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
