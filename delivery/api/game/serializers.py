@@ -80,7 +80,8 @@ class RoundSerializer(serializers.ModelSerializer):
 class RecordedRoundSerializer(RoundSerializer):
     settlement = serializers.SerializerMethodField(
         help_text="queued: settlement was handed to the workers; deferred: the record is stored but the task "
-                  "queue could not be reached: the platform settles the round once it is back (do not resend); "
+                  "queue could not be reached: the platform settles the round once it is back (the same record "
+                  "sent again is safe and queues it again); "
                   "none: nothing to queue (already settled, or settlement failed).")
 
     class Meta(RoundSerializer.Meta):
