@@ -14,7 +14,8 @@ SQLITE_ENV := env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND 
               SECRET_KEY=test-only-secret-key DEBUG=false SECURE_SSL_REDIRECT=false
 PYTEST := $(VENV)/bin/pytest --ds=config.settings -p no:cacheprovider
 
-BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp
+BENCHES := bench-ledger bench-engine bench-wagering bench-settlement bench-admin bench-api bench-run bench-rtp \
+           bench-wallet
 .PHONY: install install-test run test services $(BENCHES)
 
 $(VENV)/.installed: requirements.txt
@@ -34,18 +35,23 @@ install-test: $(VENV)/.installed-test
 .env:
 	printf 'DEBUG=true\nSECRET_KEY=%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
 
-# make run: a short simulated session (`manage.py run_tables`), the demo users, then the server.
-# With CELERY_BROKER_URL set, 2 worker processes and beat run in the background until the server stops.
+# make run: a short simulated session (`manage.py run_tables`), the demo users, then the server. The
+# reference operator wallet (the seamless demo operator east's) runs beside it on WALLET_SANDBOX_PORT,
+# its books in memory, until the server stops. With CELERY_BROKER_URL set, 2 worker processes and
+# beat run in the background too.
+WALLET_SANDBOX_PORT ?= 8100
 RUN_ARGS ?= --rounds 25 --boundless-players 50
 run: install .env
 	$(PY) manage.py migrate --noinput
 	@set -e; \
+	$(PY) -m operator_wallet --port $(WALLET_SANDBOX_PORT) --secret sandbox-secret > wallet-sandbox.log 2>&1 & wallet=$$!; \
 	if [ -n "$$CELERY_BROKER_URL" ]; then \
 	  $(VENV)/bin/celery -A config worker -l warning -c 2 -n run@%h & worker=$$!; \
 	  $(VENV)/bin/celery -A config beat -l warning --pidfile= & beat=$$!; \
-	  trap 'kill -TERM $$worker $$beat 2>/dev/null; wait $$worker $$beat 2>/dev/null' EXIT INT TERM; \
 	fi; \
-	$(PY) manage.py run_tables $(RUN_ARGS); \
+	trap 'kill -TERM $$wallet $$worker $$beat 2>/dev/null; wait $$wallet $$worker $$beat 2>/dev/null' EXIT INT TERM; \
+	until grep -q "operator wallet on" wallet-sandbox.log; do kill -0 $$wallet || { cat wallet-sandbox.log; exit 1; }; sleep 0.1; done; \
+	$(PY) manage.py run_tables --operator north,south,east --wallet-url http://127.0.0.1:$(WALLET_SANDBOX_PORT) $(RUN_ARGS); \
 	$(PY) manage.py create_demo_users; \
 	$(PY) manage.py runserver 127.0.0.1:8000
 

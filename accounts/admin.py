@@ -1,24 +1,52 @@
 """Operator pages of players, wallets and the ledger: balances per currency, account kind, ledger
 entries with balance after. All read-only; money moves only through the ledger services.
 ``settlement.admin`` completes the player's page (bets, disputes) and the wallet's (the manual
-adjustment, the audit trail)."""
+adjustment, the audit trail).
 
+And the operators' pages: operators (the wallet secret is write-only), their API keys (the raw
+key shown once, at creation; never the hash), the operator API's calls, and the operator staff
+(provider superusers only). Every page declares its ``operator_path`` (``accounts.scoping``);
+the pages other apps registered before this module (users, groups, tokens, beat schedules) are
+made the provider's, and the library's own ``APIKey`` page is removed (the platform's keys are
+``OperatorAPIKey``)."""
+
+from django import forms
 from django.contrib import admin
 from django.db.models import Case, DecimalField, F, OuterRef, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce
+from django.urls import reverse
+from django.utils.html import format_html
+from rest_framework_api_key.admin import APIKeyModelAdmin
+from rest_framework_api_key.models import APIKey
 
-from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from adminkit.base import AddressedBy, ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 from adminkit.money import format_money
+from adminkit.paginator import LookaheadPaginatorMixin
 
-from .models import Account, Currency, LedgerEntry, LedgerTransaction, Player
+from .models import (
+    Account,
+    Currency,
+    LedgerEntry,
+    LedgerTransaction,
+    Operator,
+    OperatorAPICall,
+    OperatorAPIKey,
+    OperatorStaff,
+    Player,
+)
+from .scoping import PROVIDER, SHARED, OperatorScoped, close_unscoped_pages, is_provider, operator_id_of
 from .selectors import ledger_entries_for_player, wallets_of
+
+admin.site.unregister(APIKey)
+close_unscoped_pages()  # the apps before this one in INSTALLED_APPS; later ones declare their scope
 
 #: Rows of each list shown on a player's or an account's page.
 PAGE_ROWS = 50
 
 
 @admin.register(Currency)
-class CurrencyAdmin(admin.ModelAdmin):
+class CurrencyAdmin(OperatorScoped, admin.ModelAdmin):
+    operator_path = SHARED
     list_display = ("code", "name", "minor_units", "play_for_fun")
 
     def has_delete_permission(self, request, obj=None):
@@ -26,13 +54,14 @@ class CurrencyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Player)
-class PlayerAdmin(ReadOnlyAdmin):
+class PlayerAdmin(OperatorScoped, ReadOnlyAdmin):
     """A player's page: wallets (balance per currency) and latest ledger entries."""
 
-    list_display = ("code", "user", "account_kind", "created_at")
-    list_filter = ("account_kind",)
-    search_fields = ("=code", "user__username")
-    list_select_related = ("user",)
+    operator_path = "operator"
+    list_display = ("code", "operator", "user", "account_kind", "created_at")
+    list_filter = ("account_kind", ("operator", admin.RelatedOnlyFieldListFilter))
+    search_fields = ("=code", "=game_code", "user__username")
+    list_select_related = ("user", "operator")
     change_form_template = "admin/accounts/player/change_form.html"
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -43,7 +72,8 @@ class PlayerAdmin(ReadOnlyAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
-class EntryInline(ReadOnlyInline):
+class EntryInline(OperatorScoped, ReadOnlyInline):
+    operator_path = "account__operator"
     model = LedgerEntry
     fields = ("account", "amount_shown", "balance_after_shown")
     readonly_fields = ("amount_shown", "balance_after_shown")
@@ -73,22 +103,22 @@ def with_balance(accounts):
 
 
 @admin.register(Account)
-class AccountAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
+class AccountAdmin(OperatorScoped, RequestCachedObjectMixin, ReadOnlyAdmin):
     """Wallets, house and cashier accounts; an account's page lists its latest entries. Balances are
     the real ones for every kind (house and cashier: the sum of their entries, annotated in the
     list's one query)."""
 
-    list_display = ("id", "kind", "player", "name", "currency", "balance_shown", "negative_flagged")
-    list_filter = ("kind", "currency", "negative_flagged")
+    operator_path = "operator"
+    list_display = ("id", "kind", "operator", "player", "name", "currency", "balance_shown", "negative_flagged")
+    list_filter = ("kind", "currency", "negative_flagged", ("operator", admin.RelatedOnlyFieldListFilter))
     search_fields = ("=player__code", "=player__game_code", "name")
-    list_select_related = ("player", "currency")
     show_full_result_count = False
     change_form_template = "admin/accounts/account/change_form.html"
     readonly_fields = ("balance_shown",)
-    fields = ("kind", "player", "name", "currency", "balance_shown", "negative_flagged")
+    fields = ("kind", "operator", "player", "name", "currency", "balance_shown", "negative_flagged")
 
     def get_queryset(self, request):
-        return with_balance(super().get_queryset(request).select_related("player", "currency"))
+        return with_balance(super().get_queryset(request).select_related("operator", "player", "currency"))
 
     @admin.display(description="balance", ordering="current_balance")
     def balance_shown(self, account):
@@ -103,10 +133,151 @@ class AccountAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(ReadOnlyAdmin):
+class LedgerTransactionAdmin(OperatorScoped, ReadOnlyAdmin):
+    """Ledger transactions with their entries; an operator's are those on its accounts (a posting
+    never crosses operators)."""
+
+    operator_path = "entries__account__operator"
     list_display = ("key", "kind", "currency", "memo", "created_at")
     list_select_related = ("currency",)
     list_filter = ("kind", "currency")
     search_fields = ("=key",)
     show_full_result_count = False
     inlines = [EntryInline]
+
+
+# --- operators, their keys, calls and staff --------------------------------------------------------
+
+class OperatorForm(forms.ModelForm):
+    """An operator's settings; the wallet secret is write-only: never rendered back, and left
+    blank it keeps the one stored."""
+
+    wallet_url = forms.URLField(required=False, max_length=200, assume_scheme="https")
+    wallet_secret = forms.CharField(
+        required=False, max_length=128, widget=forms.PasswordInput(render_value=False),
+        help_text="Write-only: never shown. Leave blank to keep the stored secret.")
+
+    class Meta:
+        model = Operator
+        fields = ("code", "name", "wallet_mode", "currencies", "wallet_url", "wallet_secret", "wallet_timeout_ms",
+                  "wallet_concurrency")
+
+    def clean_wallet_secret(self):
+        return self.cleaned_data["wallet_secret"] or self.instance.wallet_secret
+
+
+@admin.register(Operator)
+class OperatorAdmin(OperatorScoped, admin.ModelAdmin):
+    """Operators (casino brands): code, name, wallet mode and currencies, the seamless wallet's URL,
+    secret (write-only) and timeout. The code never changes once saved (the game server names
+    the operator's players by it); keys are created on the API keys page. Operators are added by
+    the provider's staff only, and never deleted here."""
+
+    operator_path = "id"
+    form = OperatorForm
+    list_display = ("code", "name", "wallet_mode", "currencies_shown", "wallet_url", "wallet_timeout_ms")
+    list_filter = ("wallet_mode",)
+    search_fields = ("code", "name")
+    ordering = ("code",)
+    readonly_fields = ("api_keys",)
+    filter_horizontal = ("currencies",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("currencies")
+
+    def has_add_permission(self, request):
+        return is_provider(request) and super().has_add_permission(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_fields(self, request, obj=None):
+        fields = [*OperatorForm.Meta.fields, *(("api_keys",) if obj is not None else ())]
+        if not self.has_change_permission(request, obj) and obj is not None:
+            fields.remove("wallet_secret")  # a view-only page would show its value
+        return fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*self.readonly_fields, *(("code",) if obj is not None else ()))
+
+    @admin.display(description="currencies")
+    def currencies_shown(self, operator):
+        return ", ".join(sorted(c.code for c in operator.currencies.all()))
+
+    @admin.display(description="API keys")
+    def api_keys(self, operator):
+        keys = operator.api_keys.all()
+        url = reverse("admin:accounts_operatorapikey_changelist")
+        return format_html('<a href="{}?operator__id__exact={}">{} key(s), {} revoked</a>', url, operator.pk,
+                           len(keys), sum(k.revoked for k in keys))
+
+
+@admin.register(OperatorAPIKey)
+class OperatorAPIKeyAdmin(OperatorScoped, AddressedBy, APIKeyModelAdmin):
+    """An operator's keys of the operator API, named by their prefix (the primary key holds the
+    hash, never shown). Created here, the raw key is shown once (``APIKeyModelAdmin``); revoked
+    with the revoked checkbox, for good. Operator staff see and create only their own
+    operator's."""
+
+    operator_path = "operator"
+    url_field = "prefix"
+    list_display = ("prefix", "name", "operator", "created", "expiry_date", "_has_expired", "revoked")
+    list_filter = (("operator", admin.RelatedOnlyFieldListFilter), "revoked", "created")
+    list_select_related = ("operator",)
+    autocomplete_fields = ("operator",)
+    fields = ("operator", "name", "prefix", "expiry_date", "revoked")
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), *(("operator",) if obj is not None else ()))
+
+    def get_changeform_initial_data(self, request):
+        return {**super().get_changeform_initial_data(request), "operator": operator_id_of(request)}
+
+
+@admin.register(OperatorAPICall)
+class OperatorAPICallAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
+    """The operator API's audit: every call with its key (by prefix and name), method, path and
+    status, newest first."""
+
+    operator_path = "operator"
+    list_display = ("at", "operator", "key_shown", "method", "path", "status")
+    list_filter = (("operator", admin.RelatedOnlyFieldListFilter), "method", "status")
+    list_select_related = ("operator", "key")
+    search_fields = ("=key__prefix", "path")
+    ordering = ("-at", "-id")
+    fields = ("at", "operator", "key_shown", "method", "path", "status")
+    readonly_fields = ("at", "key_shown")
+
+    @admin.display(description="key")
+    def key_shown(self, call):
+        return f"{call.key.prefix} ({call.key.name})"
+
+
+@admin.register(OperatorStaff)
+class OperatorStaffAdmin(OperatorScoped, admin.ModelAdmin):
+    """Which staff users are an operator's (they then see only its rows): provider superusers only."""
+
+    operator_path = PROVIDER
+    list_display = ("user", "operator")
+    list_filter = ("operator",)
+    list_select_related = ("user", "operator")
+    search_fields = ("user__username",)
+    autocomplete_fields = ("user",)
+
+    def _superuser(self, request):
+        return request.user.is_active and request.user.is_superuser and is_provider(request)
+
+    def has_module_permission(self, request):
+        return self._superuser(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._superuser(request)
+
+    def has_add_permission(self, request):
+        return self._superuser(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._superuser(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._superuser(request)

@@ -40,7 +40,9 @@ class Operator(models.Model):
     """A casino brand: it owns its players and, in ``transfer`` mode, moves their money in and out
     of the platform's wallets through the operator API; in ``seamless`` mode it keeps the money in
     its own wallet at ``wallet_url`` (calls signed with ``wallet_secret``, each waiting at most
-    ``wallet_timeout_ms``). ``currencies``: the currencies its players may hold and play."""
+    ``wallet_timeout_ms``, at most ``wallet_concurrency`` in flight per batch: a bet batch's
+    debits, a round's credits; None: ``WALLET_CONCURRENCY``). ``currencies``: the currencies its
+    players may hold and play."""
 
     class WalletMode(models.TextChoices):
         TRANSFER = "transfer", "Transfer (the platform's wallets)"
@@ -53,6 +55,7 @@ class Operator(models.Model):
     wallet_url = models.URLField(blank=True)
     wallet_secret = models.CharField(max_length=128, blank=True)
     wallet_timeout_ms = models.PositiveIntegerField(default=3000)
+    wallet_concurrency = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -7,6 +7,10 @@
   ``tables.resettle_round``), makes any adjustment (``accounts.adjust_any``) and acknowledges
   alerts (``settlement.acknowledge_alert``).
 
+A role's user who is an operator's staff (``accounts.OperatorStaff``) does all this on that
+operator's rows only (``accounts.scoping``), and never voids or resettles a round (rounds are
+shared by every operator).
+
 The custom permissions hang on the content types of the models they act on; they are created here
 (``get_or_create``), not in model ``Meta``, because the operator site owns no model. ``ensure_roles``
 is idempotent; it runs after every ``migrate`` (``adminkit.apps.AdminkitConfig``) and from ``create_roles``.
@@ -26,7 +30,8 @@ CUSTOM_PERMISSIONS = [
 ]
 #: Models every role may view: (app label, model names).
 VIEWABLE = {
-    "accounts": ["currency", "player", "account", "ledgertransaction", "ledgerentry"],
+    "accounts": ["currency", "player", "account", "ledgertransaction", "ledgerentry", "operator", "operatorapikey",
+                 "operatorapicall"],
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra"],
     "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],

@@ -1,10 +1,13 @@
 """The operator actions, as admin views: void round, resettle round (two steps: the corrected
 record's card diff, then confirm), work and resolve a dispute, manual adjustment.
 
-Each one checks its permission (403 otherwise), asks for a reason, calls ONE settlement service,
-which enforces the rules (the adjustment limits included), moves the money and writes the audit
-row, and is safe to submit twice (the services are idempotent on the round / dispute; the
-adjustment form carries a one-time key). Forms and messages here, rules in the services.
+Each one checks its permission (403 otherwise), reads its object through the pages' operator
+scope (``accounts.scoping.visible``: another operator's object is a 404 for operator staff), asks
+for a reason, calls ONE settlement service, which enforces the rules (the adjustment limits
+included), moves the money and writes the audit row, and is safe to submit twice (the services
+are idempotent on the round / dispute; the adjustment form carries a one-time key). Voiding and
+resettling are the provider's: a round is shared, and they move every operator's money. Forms and
+messages here, rules in the services.
 """
 
 import json
@@ -19,6 +22,7 @@ from django.urls import reverse
 
 from accounts.exceptions import InsufficientFunds, PlatformError
 from accounts.models import Account
+from accounts.scoping import is_provider, visible
 from accounts.selectors import wallet_balance
 from adminkit.money import format_money
 from tables.exceptions import ServiceError
@@ -79,6 +83,17 @@ def _require(request, perm):
         raise PermissionDenied(f"needs {perm}")
 
 
+def may_move_round(request, perm):
+    """True when ``request.user`` may void or resettle a round (``perm``): the provider's staff with
+    ``perm`` only, as a round holds every operator's bets."""
+    return is_provider(request) and request.user.has_perm(perm)
+
+
+def _require_round_mover(request, perm):
+    if not may_move_round(request, perm):
+        raise PermissionDenied(f"needs {perm}, as the provider's staff")
+
+
 def _page(request, template, title, obj, **context):
     return TemplateResponse(request, template, {**admin.site.each_context(request), "title": title,
                                                 "object": obj, "opts": obj._meta, **context})
@@ -90,8 +105,8 @@ def _round_url(round_id):
 
 def void_round(request, round_id):
     """``/admin/tables/round/<id>/void/``: refund every stake of the round (``settlement.voids.void_round``)."""
-    _require(request, "tables.void_round")
-    round_ = get_object_or_404(Round.objects.select_related("table__currency"), pk=round_id)
+    _require_round_mover(request, "tables.void_round")
+    round_ = get_object_or_404(visible(request, Round.objects.select_related("table__currency")), pk=round_id)
     form = ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if round_.state == Round.State.VOIDED:
@@ -112,8 +127,8 @@ def resettle_round(request, round_id):
     the card diff and each bet's new return (``settlement.services.preview_resettle``); step 2
     (``confirm``) resettles (``settlement.services.resettle_round``). A confirm whose correction was
     already made (a double submit) changes nothing."""
-    _require(request, "tables.resettle_round")
-    round_ = get_object_or_404(Round.objects.select_related("table__currency", "shoe"), pk=round_id)
+    _require_round_mover(request, "tables.resettle_round")
+    round_ = get_object_or_404(visible(request, Round.objects.select_related("table__currency", "shoe")), pk=round_id)
     current = effective_record(round_)
     last = round_.corrections.order_by("-sequence").values_list("sequence", flat=True).first() or 0
     initial = {"record": json.dumps(current, indent=1), "after_sequence": last}
@@ -165,7 +180,7 @@ def _dispute_url(dispute_id):
 def dispute_assign(request, dispute_id):
     """POST ``/admin/settlement/dispute/<id>/assign/``: take the dispute (OPEN → INVESTIGATING)."""
     _require(request, "settlement.resolve_dispute")
-    dispute = get_object_or_404(Dispute, pk=dispute_id)
+    dispute = get_object_or_404(visible(request, Dispute.objects.all()), pk=dispute_id)
     if request.method == "POST":
         try:
             disputes.assign_dispute(dispute=dispute, assignee=request.user, actor=request.user)
@@ -177,7 +192,7 @@ def dispute_assign(request, dispute_id):
 def dispute_note(request, dispute_id):
     """POST ``/admin/settlement/dispute/<id>/note/``: append a note."""
     _require(request, "settlement.resolve_dispute")
-    dispute = get_object_or_404(Dispute, pk=dispute_id)
+    dispute = get_object_or_404(visible(request, Dispute.objects.all()), pk=dispute_id)
     if request.method == "POST":
         try:
             disputes.add_note(dispute=dispute, author=request.user, text=request.POST.get("text", ""))
@@ -192,7 +207,7 @@ def dispute_resolve(request, dispute_id):
     an OPEN dispute to the resolver); a decided one is not offered the form. Any refusal keeps the
     form's input. Submitting the same decision twice changes nothing."""
     _require(request, "settlement.resolve_dispute")
-    dispute = get_object_or_404(Dispute.objects.select_related("player", "currency"), pk=dispute_id)
+    dispute = get_object_or_404(visible(request, Dispute.objects.select_related("player", "currency")), pk=dispute_id)
     decided = dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED)
     form = ResolveForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -217,7 +232,7 @@ def account_adjust(request, account_id):
     (``settlement.disputes.manual_adjustment``, within the user's adjustment limit)."""
     if not (request.user.has_perm("accounts.adjust_small") or request.user.has_perm("accounts.adjust_any")):
         raise PermissionDenied("needs accounts.adjust_small or accounts.adjust_any")
-    wallet = get_object_or_404(Account.objects.select_related("player", "currency"), pk=account_id,
+    wallet = get_object_or_404(visible(request, Account.objects.select_related("player", "currency")), pk=account_id,
                                kind=Account.Kind.WALLET)
     form = AdjustForm(request.POST or None, initial={"key": uuid.uuid4().hex})
     if request.method == "POST" and form.is_valid():

@@ -5,7 +5,12 @@ dispute's page with the round replay beside it (assign, notes, resolve through
 And the pages of the floors below that show what only settlement knows, completed here
 (``adminkit.base.replace_page``): a player's bets and disputes, a wallet's manual adjustment and
 audit trail, a table's open RTP-watch alerts, a round's replay with the void and resettle actions,
-a bet's replay, ledger entries and audit trail. The action views are ``settlement.actions``."""
+a bet's replay, ledger entries and audit trail. The action views are ``settlement.actions``.
+
+Every page declares its ``operator_path`` (``accounts.scoping``): operator staff see their
+players' disputes, alerts and audit rows, and of a shared round only their players' bets (a
+partial replay, ``replay_bets``); corrections and settlement details, which hold every
+operator's bets of a round, are the provider's."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -16,6 +21,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
 from accounts.models import Account, Player
+from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
 from adminkit.money import format_money
 from tables.admin import RoundAdmin, RoundColumnMixin, TableAdmin
@@ -32,7 +38,19 @@ from .replay import build_replay
 from .selectors import audit_trail, bet_ledger_entries
 
 
-class NoteInline(ReadOnlyInline):
+def replay_bets(request):
+    """The bets a round replay shows ``request.user`` (``build_replay``'s ``bets``): all (None) for
+    the provider's staff, their operator's players' for operator staff."""
+    return None if is_provider(request) else visible(request, Bet.objects.all())
+
+
+def audit_rows(request):
+    """The audit rows ``request.user`` sees (``audit_trail``'s ``among``)."""
+    return visible(request, OperatorAction.objects.all())
+
+
+class NoteInline(OperatorScoped, ReadOnlyInline):
+    operator_path = "dispute__player__operator"
     model = DisputeNote
     fields = ("created_at", "author", "text")
     show_change_link = False
@@ -56,9 +74,10 @@ class AssigneeFilter(admin.SimpleListFilter):
 
 
 @admin.register(Dispute)
-class DisputeAdmin(ReadOnlyAdmin):
+class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
     """The dispute queue and a dispute's page (its bets' round replayed beside the dispute)."""
 
+    operator_path = "player__operator"
     list_display = ("id", "created_at", "player", "status", "assignee", "currency", "adjustment", "resolved_at")
     list_filter = ("status", AssigneeFilter)
     list_select_related = ("player", "assignee")
@@ -86,9 +105,11 @@ class DisputeAdmin(ReadOnlyAdmin):
         dispute = self.get_object(request, object_id)
         if dispute is not None:
             bets = list(dispute.bets.select_related("round", "table", "currency").defer("round__record").order_by("id"))
-            replays = [build_replay(round_id, bet_id=next(b.pk for b in bets if b.round_id == round_id))
+            replays = [build_replay(round_id, bet_id=next(b.pk for b in bets if b.round_id == round_id),
+                                    bets=replay_bets(request))
                        for round_id in dict.fromkeys(b.round_id for b in bets)]
-            extra_context = {**(extra_context or {}), "bets": bets, "replays": replays, "audit": audit_trail(dispute),
+            extra_context = {**(extra_context or {}), "bets": bets, "replays": replays,
+                             "audit": audit_trail(dispute, among=audit_rows(request)),
                              "can_resolve": request.user.has_perm("settlement.resolve_dispute"),
                              "resolve_form": actions.ResolveForm()}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -124,11 +145,13 @@ class AlertStatusFilter(admin.SimpleListFilter):
 
 
 @admin.register(Alert)
-class AlertAdmin(RoundColumnMixin, ReadOnlyAdmin):
+class AlertAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
     """Open alerts by default (the status filter shows acknowledged or all); operators with
     ``settlement.acknowledge_alert`` acknowledge them with a reason
-    (``settlement.alerts.acknowledge_alerts``, audited)."""
+    (``settlement.alerts.acknowledge_alerts``, audited). Operator staff see the alerts about
+    their players; the others (tables, rounds, the ledger) are the provider's."""
 
+    operator_path = "player__operator"
     list_display = ("created_at", "kind", "severity", "table", "round_name", "message_short", "acknowledged",
                     "acknowledged_by")
     list_filter = (AlertStatusFilter, "kind", "severity")
@@ -163,23 +186,31 @@ class AlertAdmin(RoundColumnMixin, ReadOnlyAdmin):
 
 
 @admin.register(OperatorAction)
-class OperatorActionAdmin(ReadOnlyAdmin):
-    """The audit trail: who did what, when, why."""
+class OperatorActionAdmin(OperatorScoped, ReadOnlyAdmin):
+    """The audit trail: who did what, when, why. Operator staff see the rows on their operator's
+    objects."""
 
+    operator_path = "operator"
     list_display = ("created_at", "actor_label", "action", "target_model", "target_pk", "reason")
     list_filter = ("action", "target_model")
     search_fields = ("=actor_label", "=target_pk")
 
 
 @admin.register(RoundCorrection)
-class RoundCorrectionAdmin(RoundColumnMixin, ReadOnlyAdmin):
+class RoundCorrectionAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
+    """Corrected round records: the provider's (a record holds every operator's bets)."""
+
+    operator_path = PROVIDER
     list_display = ("round_name", "sequence", "actor_label", "created_at", "reason")
     list_select_related = ("round__table",)
 
 
 @admin.register(SettlementDetail)
-class SettlementDetailAdmin(RoundColumnMixin, ReadOnlyAdmin):
-    """The distinct bet details of each settlement (bets settled alike share one), newest first."""
+class SettlementDetailAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
+    """The distinct bet details of each settlement (bets settled alike share one), newest first.
+    The provider's: a bet's own detail is on its page."""
+
+    operator_path = PROVIDER
 
     list_display = ("pk", "round_name", "correction", "settled_at", "detail_short")
     ordering = ("-id",)
@@ -216,7 +247,7 @@ class AccountPage(AccountAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         account = self.get_object(request, object_id)
         if account is not None:
-            extra_context = {**(extra_context or {}), "audit": audit_trail(account),
+            extra_context = {**(extra_context or {}), "audit": audit_trail(account, among=audit_rows(request)),
                              "can_adjust": account.is_wallet and (request.user.has_perm("accounts.adjust_small")
                                                                   or request.user.has_perm("accounts.adjust_any"))}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -224,11 +255,14 @@ class AccountPage(AccountAdmin):
 
 @replace_page(Table)
 class TablePage(TableAdmin):
-    """A table's page with its open RTP-watch alerts."""
+    """A table's page with its open RTP-watch alerts (the provider's: operator staff see none)."""
 
     readonly_fields = (*TableAdmin.readonly_fields, "rtp_alerts")
     fieldsets = [(name, {**options, "fields": (*options["fields"], "rtp_alerts")} if name == "Return to player"
                   else options) for name, options in TableAdmin.fieldsets]
+
+    def get_fieldsets(self, request, obj=None):
+        return self.fieldsets if is_provider(request) else TableAdmin.fieldsets
 
     @admin.display(description="open RTP-watch alerts")
     def rtp_alerts(self, table):
@@ -250,10 +284,11 @@ class RoundPage(RoundAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         round_ = self.get_object(request, object_id)
         if round_ is not None:
-            extra_context = {**(extra_context or {}), "replay": build_replay(round_.pk, round_=round_),
-                             "audit": audit_trail(round_),
-                             "can_void": request.user.has_perm("tables.void_round"),
-                             "can_resettle": request.user.has_perm("tables.resettle_round")}
+            extra_context = {**(extra_context or {}),
+                             "replay": build_replay(round_.pk, round_=round_, bets=replay_bets(request)),
+                             "audit": audit_trail(round_, among=audit_rows(request)),
+                             "can_void": actions.may_move_round(request, "tables.void_round"),
+                             "can_resettle": actions.may_move_round(request, "tables.resettle_round")}
         return super().change_view(request, object_id, form_url, extra_context)
 
 
@@ -265,11 +300,11 @@ class BetPage(BetAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         bet = self.get_object(request, object_id)
         if bet is not None:
-            replay = build_replay(bet.round_id, bet_id=bet.pk, round_=bet.round)
+            replay = build_replay(bet.round_id, bet_id=bet.pk, round_=bet.round, bets=replay_bets(request))
             line = next(b for b in replay.bets if b.bet.pk == bet.pk)
             settlement = getattr(bet, "settlement", None) if bet.state == Bet.State.SETTLED else None
             extra_context = {**(extra_context or {}), "replay": replay, "line": line, "settlement": settlement,
                              "ledger_entries": list(bet_ledger_entries(line.bet)),
-                             "audit": audit_trail(bet, replay.round),
+                             "audit": audit_trail(bet, replay.round, among=audit_rows(request)),
                              "disputes": list(bet.disputes.select_related("assignee"))}
         return super().change_view(request, object_id, form_url, extra_context)

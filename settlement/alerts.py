@@ -4,6 +4,8 @@ open alert per subject (``settlement.rtp_watch``) opens a new one on the next de
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import Player
+
 from . import audit
 from .locks import lock_open_alerts
 from .models import Alert, OperatorAction
@@ -18,10 +20,12 @@ def acknowledge_alerts(*, alert_ids, reason, actor):
     reason = audit.require_reason(reason)
     _, user = audit.actor_fields(actor)
     alerts = lock_open_alerts(alert_ids)
+    operators = dict(Player.objects.filter(pk__in={a.player_id for a in alerts if a.player_id})
+                     .values_list("pk", "operator_id"))
     now = timezone.now()
     for alert in alerts:
         alert.acknowledged_at, alert.acknowledged_by = now, user
         audit.record(actor=actor, action=OperatorAction.Action.ACKNOWLEDGE_ALERT, target=alert, reason=reason,
-                     kind=alert.kind)
+                     operator_id=operators.get(alert.player_id), kind=alert.kind)
     Alert.objects.bulk_update(alerts, ["acknowledged_at", "acknowledged_by"])
     return alerts

@@ -35,11 +35,12 @@ def require_reason(reason):
     return text
 
 
-def record(*, actor, action, target, reason, actor_user=None, **payload):
+def record(*, actor, action, target, reason, actor_user=None, operator_id=None, **payload):
     """Write and return an ``OperatorAction``: ``actor`` as in ``actor_fields``, ``action`` an
     ``OperatorAction.Action``, ``target`` the model instance acted on, ``reason`` (non-blank),
+    ``operator_id`` the operator whose object ``target`` is (None: the provider's, e.g. a round),
     ``payload`` JSON-able keyword values (money as decimal strings)."""
     label, user = actor_fields(actor, actor_user)
     return OperatorAction.objects.create(actor=user, actor_label=label, action=action,
                                          target_model=target._meta.label_lower, target_pk=str(target.pk),
-                                         reason=require_reason(reason), payload=payload)
+                                         operator_id=operator_id, reason=require_reason(reason), payload=payload)

@@ -94,7 +94,8 @@ def _assign_locked(dispute, assignee, actor, actor_user):
     dispute.assignee = assignee
     dispute.save(update_fields=["status", "assignee", "updated_at"])
     audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.ASSIGN_DISPUTE, target=dispute,
-                 reason=f"assigned to {assignee.get_username()}", assignee=assignee.pk)
+                 operator_id=dispute.player.operator_id, reason=f"assigned to {assignee.get_username()}",
+                 assignee=assignee.pk)
     return dispute
 
 
@@ -165,7 +166,8 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
                                    operator=dispute.player.operator_id),
                amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
     audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
-                 reason=resolution, upheld=upheld, adjustment=None if amount is None else str(amount))
+                 operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
+                 adjustment=None if amount is None else str(amount))
     return dispute
 
 
@@ -189,6 +191,6 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
                  amount=value, key=ledger_key, memo=reason)
     if not existed:
         audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
-                     target=wallet, reason=reason, key=ledger_key, amount=str(value),
+                     target=wallet, operator_id=wallet.operator_id, reason=reason, key=ledger_key, amount=str(value),
                      at=timezone.now().isoformat())
     return txn

@@ -72,7 +72,7 @@ def watch_wallets(*, now=None):
                | WalletMovement.objects.filter(state=WalletMovement.State.PENDING, failing_since__lte=cutoff))
     new = [m for m in failing.select_related("operator", "player").order_by("pk") if m.pk not in alerted]
     Alert.objects.bulk_create([
-        Alert(kind=Alert.Kind.WALLET_FAILING, severity=Alert.Severity.CRITICAL,
+        Alert(kind=Alert.Kind.WALLET_FAILING, severity=Alert.Severity.CRITICAL, player=m.player,
               message=f"{m.operator.code}'s wallet: {m.call} {m.key} ({m.amount} {m.currency_id}, player "
                       f"{m.player.game_code}) {'refused' if m.state == m.State.FAILED else 'failing'} after "
                       f"{m.attempts} attempt(s): {m.status or m.last_error}",

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import MONEY, Currency, Player
+from accounts.models import MONEY, Currency, Operator, Player
 from tables.exceptions import IllegalTransition
 from tables.models import Round, Table
 from wagering.models import Bet
@@ -60,9 +60,11 @@ class RoundCorrection(models.Model):
 class Alert(models.Model):
     """Something operators must look at: a ledger breach found by the hourly reconcile, a round that
     could not be settled or whose settlement keeps failing, a wallet taken negative by a reversal or
-    resettle, an observed RTP too far from the theoretical figure (``settlement.rtp_watch``).
-    ``payload`` is JSON (money as decimal strings). Acknowledged by setting
-    ``acknowledged_at``/``acknowledged_by``."""
+    resettle, an observed RTP too far from the theoretical figure (``settlement.rtp_watch``), an
+    operator's wallet failing a movement. ``player``: the player an alert is about (a negative
+    wallet's, a failing wallet movement's), whose operator's staff see it; None for the provider's
+    alerts (tables, rounds, the ledger as a whole). ``payload`` is JSON (money as decimal strings).
+    Acknowledged by setting ``acknowledged_at``/``acknowledged_by``."""
 
     class Kind(models.TextChoices):
         RECONCILE_BREACH = "reconcile_breach", "Ledger breach"
@@ -81,6 +83,7 @@ class Alert(models.Model):
     severity = models.CharField(max_length=8, choices=Severity.choices, default=Severity.WARNING)
     table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="alerts")
     round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="alerts")
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="alerts")
     message = models.TextField()
     payload = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -173,7 +176,9 @@ class OperatorAction(models.Model):
     that performs it (``settlement.audit.record``). ``actor`` is the Django user (None for the system,
     e.g. the beat voiding a round suspended too long), ``actor_label`` a readable name
     (``operator:<username>``, ``system``, ``game-server:<user>``). ``target_model`` is a model label
-    (``tables.round``), ``target_pk`` its primary key as a string. ``payload``: JSON, money as strings."""
+    (``tables.round``), ``target_pk`` its primary key as a string. ``operator``: the operator whose
+    object it acted on (a dispute's, a wallet's, a player's alert's), whose staff see the row; None
+    for the provider's (a round, shared by every operator). ``payload``: JSON, money as strings."""
 
     class Action(models.TextChoices):
         VOID_ROUND = "void_round", "Void round"
@@ -190,6 +195,7 @@ class OperatorAction(models.Model):
     action = models.CharField(max_length=32, choices=Action.choices)
     target_model = models.CharField(max_length=64)
     target_pk = models.CharField(max_length=64)
+    operator = models.ForeignKey(Operator, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     reason = models.TextField()
     payload = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)

@@ -10,6 +10,9 @@ fixed number of queries per round, whatever the number of bets (the bet list is 
 
 from dataclasses import dataclass, field
 
+from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
+
 from tables.engine import InvalidRecord
 from tables.models import Round, RoundEvent
 
@@ -108,37 +111,66 @@ class Replay:
     more_events: int = 0
     error: str = ""
     totals: dict = field(default_factory=dict)
+    partial: bool = False
 
 
-def build_replay(round_id, *, bet_id=None, round_=None):
+#: The round's own steps: no player or bet of their own in them. A replay of some of the round's
+#: bets lists these without their payload (its counts and totals are every bet's).
+ROUND_STEPS = frozenset({
+    RoundEvent.Kind.OPENED, RoundEvent.Kind.BETTING_CLOSED, RoundEvent.Kind.CARD_SCANNED,
+    RoundEvent.Kind.CARD_RESCANNED, RoundEvent.Kind.DECISION, RoundEvent.Kind.AUTO_PLAY, RoundEvent.Kind.SUSPENDED,
+    RoundEvent.Kind.RESUMED, RoundEvent.Kind.CANCELLED, RoundEvent.Kind.RESULTED, RoundEvent.Kind.SETTLED,
+    RoundEvent.Kind.VOIDED, "settlement_failed", "resettled"})
+
+
+def build_replay(round_id, *, bet_id=None, round_=None, bets=None):
     """The ``Replay`` of round ``round_id`` (``Round.DoesNotExist`` if none). ``bet_id``: list this
     bet first (the bet page), so it is shown even when the round has more than ``MAX_BETS`` bets.
     ``round_``: the round already read with its table, currency and shoe (not read again). The
     timeline holds the latest ``MAX_EVENTS`` events (``more_events`` counts the earlier ones);
-    insufficient-balance fallbacks are read in full (one query, only that kind)."""
+    insufficient-balance fallbacks are read in full (one query, only that kind).
+
+    ``bets``: the bets the replay may show (a ``Bet`` queryset, e.g. one operator's players'), or
+    None for all. Given, the replay is ``partial``: only those of the round's bets, the seats and
+    paths they are on, their events (by the payload's ``record_id``) and the round's own steps
+    (``ROUND_STEPS``) without payload; no record totals."""
     if round_ is None or round_.pk != round_id:
         round_ = Round.objects.select_related("table__currency", "shoe").get(pk=round_id)
-    latest = list(RoundEvent.objects.filter(round=round_).select_related("actor_user").order_by("-id")[:MAX_EVENTS + 1])
+    partial = bets is not None
+    visible = bets.filter(round=round_) if partial else round_.bets.all()
+    shown = set(visible.values_list("record_id", flat=True)) if partial else None
+    timeline = RoundEvent.objects.filter(round=round_)
+    if partial:
+        timeline = timeline.annotate(record_ref=KeyTextTransform("record_id", "payload")).filter(
+            Q(kind__in=ROUND_STEPS) | Q(record_ref__in=visible.values("record_id")))
+    latest = list(timeline.select_related("actor_user").order_by("-id")[:MAX_EVENTS + 1])
     more_events = 0
     if len(latest) > MAX_EVENTS:
-        more_events = RoundEvent.objects.filter(round=round_).count() - MAX_EVENTS
+        more_events = timeline.count() - MAX_EVENTS
         latest = latest[:MAX_EVENTS]
-        fallback_events = list(RoundEvent.objects.filter(round=round_, kind=RoundEvent.Kind.FALLBACK).order_by("id"))
+        fallback_events = list(timeline.filter(kind=RoundEvent.Kind.FALLBACK).order_by("id"))
     else:
         fallback_events = [e for e in reversed(latest) if e.kind == RoundEvent.Kind.FALLBACK]
     events = latest[::-1]
-    bets_qs = round_.bets.select_related("player").prefetch_related("extras").order_by("id")
+    if partial:
+        for e in events:
+            if e.payload.get("record_id") not in shown:
+                e.payload = {}  # shown, never saved: a round step's counts and totals are every bet's
+    bets_qs = visible.select_related("player").prefetch_related("extras").order_by("id")
     bets = list(bets_qs[:MAX_BETS])
     if bet_id is not None and all(b.pk != bet_id for b in bets):
         bets = list(bets_qs.filter(pk=bet_id)) + bets[:MAX_BETS - 1]
-    more = max(0, round_.bets.count() - len(bets)) if len(bets) >= MAX_BETS else 0
+    if len(bets) < MAX_BETS:
+        more = 0
+    else:
+        more = max(0, (len(shown) if partial else round_.bets.count()) - len(bets))
     record = effective_record(round_)
     corrected = record is not round_.record
     fallbacks = {}
     for e in fallback_events:
         fallbacks.setdefault(e.payload.get("record_id"), []).append(e)
     replay = Replay(round=round_, record=record, corrected=corrected, dealer=None, spots=[], events=events,
-                    bets=[], more_bets=more, more_events=more_events)
+                    bets=[], more_bets=more, more_events=more_events, partial=partial)
     result = None
     if record:
         try:
@@ -149,8 +181,8 @@ def build_replay(round_id, *, bet_id=None, round_=None):
         replay.dealer = Hand(cards=cards(result["dealer"]["cards"]), score=result["dealer"]["score"],
                              blackjack=result["dealer"]["blackjack"],
                              outcome="bust" if result["dealer"]["bust"] else "")
-        replay.spots = _spots(record, result, fallbacks)
-        replay.totals = result["totals"]
+        replay.spots = _spots(record, result, fallbacks, shown)
+        replay.totals = {} if partial else result["totals"]
     engine_bets = result["bets"] if result else {}
     for bet in bets:
         detail = engine_bets.get(bet.record_id)
@@ -159,27 +191,34 @@ def build_replay(round_id, *, bet_id=None, round_=None):
     return replay
 
 
-def _spots(record, result, fallbacks):
-    """Seats (classic/premium) or decision paths (boundless) with their hands and fallbacks."""
+def _spots(record, result, fallbacks, shown=None):
+    """Seats (classic/premium) or decision paths (boundless) with their hands and fallbacks;
+    ``shown``: the record ids of the bets a partial replay shows (the spots without any of them
+    are left out), or None for all."""
+    def ours(ids):
+        return ids if shown is None else [i for i in ids if i in shown]
+
     spots = []
     if result.get("seats") is not None:
         by_seat = {}
         for b in record.get("bets", []):
             by_seat.setdefault(str(b.get("seat")), []).append(str(b["id"]))
         for number, seat in sorted(result["seats"].items(), key=lambda kv: int(kv[0])):
-            ids = by_seat.get(number, [])
-            spots.append(Spot(label=f"Seat {number}", hands=[Hand.from_engine(h) for h in seat["hands"]],
-                              actions=record["seats"][number].get("actions", []), bet_ids=ids,
-                              fallbacks=[e for i in ids for e in fallbacks.get(i, [])]))
+            ids = ours(by_seat.get(number, []))
+            if ids or shown is None:
+                spots.append(Spot(label=f"Seat {number}", hands=[Hand.from_engine(h) for h in seat["hands"]],
+                                  actions=record["seats"][number].get("actions", []), bet_ids=ids,
+                                  fallbacks=[e for i in ids for e in fallbacks.get(i, [])]))
     by_path = {}
     for bet_id, bet in result["bets"].items():
         if bet.get("path") is not None:
             by_path.setdefault(bet["path"], []).append(bet_id)
     for index, path in enumerate(result.get("paths") or []):
-        ids = by_path.get(index, [])
-        spots.append(Spot(label=f"Path {index + 1} ({len(ids)} bet{'s' if len(ids) != 1 else ''})",
-                          hands=[Hand.from_engine(h) for h in path["hands"]], actions=path["actions"],
-                          bet_ids=ids[:20], fallbacks=[e for i in ids for e in fallbacks.get(i, [])]))
+        ids = ours(by_path.get(index, []))
+        if ids or shown is None:
+            spots.append(Spot(label=f"Path {index + 1} ({len(ids)} bet{'s' if len(ids) != 1 else ''})",
+                              hands=[Hand.from_engine(h) for h in path["hands"]], actions=path["actions"],
+                              bet_ids=ids[:20], fallbacks=[e for i in ids for e in fallbacks.get(i, [])]))
     return spots
 
 

@@ -135,9 +135,12 @@ def round_public(round_):
             "ended_at_peek": result.ended_at_peek, "late_dealer_blackjack": result.late_dealer_blackjack}
 
 
-def audit_trail(*targets):
-    """Operator actions (audit rows) on the given model instances, newest first."""
+def audit_trail(*targets, among=None):
+    """Operator actions (audit rows) on the given model instances, newest first; ``among``: the
+    ``OperatorAction`` queryset to read them from (e.g. the rows one operator's staff see), by
+    default all."""
     query = Q()
     for obj in targets:
         query |= Q(target_model=obj._meta.label_lower, target_pk=str(obj.pk))
-    return list(OperatorAction.objects.filter(query).select_related("actor")) if targets else []
+    rows = OperatorAction.objects.all() if among is None else among
+    return list(rows.filter(query).select_related("actor")) if targets else []

@@ -77,6 +77,7 @@ def flag_negative(round_, players, why):
                                       player_id__in=players, balance__lt=0).select_related("player")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
+              player=w.player,
               message=f"wallet of {w.player.game_code} is {w.balance} {w.currency_id} after the {why} of round "
                       f"{round_.title}",
               payload={"wallet": w.pk, "player": w.player.game_code, "balance": str(w.balance)})

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import TokenProxy
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
+from accounts.scoping import PROVIDER, SHARED, OperatorScoped
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
@@ -54,22 +55,29 @@ class StudioAPIKeyAdmin(APIKeyModelAdmin):
         return False
 
 
-class TableLimitInline(admin.TabularInline):
+class TableLimitInline(OperatorScoped, admin.TabularInline):
+    operator_path = SHARED
     model = TableLimit
     extra = 0
 
 
-class SeatInline(ReadOnlyInline):
+class SeatInline(OperatorScoped, ReadOnlyInline):
+    """The seats; operator staff see those their players sit on."""
+
+    operator_path = "player__operator"
     model = Seat
     fields = ("number", "player", "rounds_without_bet")
     show_change_link = False
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
-    """Table configuration (administrators edit it; roles only view). Pay-table overrides are checked
-    by the engine (``Table.clean``); the variant's defaults are shown beside them, with the exact
-    RTP per bet type (``tables.rtp``: recomputed by a task after each save, previewed before)."""
+class TableAdmin(OperatorScoped, admin.ModelAdmin):
+    """Table configuration (administrators edit it; roles and operator staff only view: tables are
+    every operator's). Pay-table overrides are checked by the engine (``Table.clean``); the
+    variant's defaults are shown beside them, with the exact RTP per bet type (``tables.rtp``:
+    recomputed by a task after each save, previewed before)."""
+
+    operator_path = SHARED
 
     list_display = ("code", "name", "studio", "variant", "currency", "status", "penetration", "suspend_limit_seconds",
                      "seats")
@@ -192,9 +200,12 @@ class ShoeFilter(admin.SimpleListFilter):
 
 
 @admin.register(Round)
-class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
+class RoundAdmin(OperatorScoped, RequestCachedObjectMixin, ReadOnlyAdmin):
     """Rounds by table, state, date and shoe. A round is named ``TABLE-CODE/external id``; the
-    search takes that form or the external id."""
+    search takes that form or the external id. Rounds are shared: operator staff see those with
+    a bet of their players."""
+
+    operator_path = "bets__player__operator"
 
     list_display = ("round_name", "table", "shoe_link", "shoe_round", "state", "opened_at", "settled_at")
     list_select_related = ("table", "shoe")
@@ -239,7 +250,8 @@ class RoundAdmin(RequestCachedObjectMixin, ReadOnlyAdmin):
 
 
 @admin.register(Shoe)
-class ShoeAdmin(ReadOnlyAdmin):
+class ShoeAdmin(OperatorScoped, ReadOnlyAdmin):
+    operator_path = SHARED
     list_display = ("shoe_name", "table", "sequence", "shuffled_at", "burn_count", "rounds_dealt", "cut_card_out")
     list_filter = ("table", "cut_card_out")
     list_select_related = ("table",)
@@ -263,9 +275,12 @@ class RoundColumnMixin:
 
 
 @admin.register(RoundEvent)
-class RoundEventAdmin(RoundColumnMixin, ReadOnlyAdmin):
+class RoundEventAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
     """Every timeline event; ``?round=<id>`` lists one round's (the link from a round page, which
-    shows only the latest ``settlement.replay.MAX_EVENTS``)."""
+    shows only the latest ``settlement.replay.MAX_EVENTS``). The provider's: a shared round's
+    timeline names every operator's players and bets."""
+
+    operator_path = PROVIDER
 
     list_display = ("round_name", "kind", "actor", "created_at")
     list_filter = ("kind",)
@@ -274,4 +289,6 @@ class RoundEventAdmin(RoundColumnMixin, ReadOnlyAdmin):
     ordering = ("-id",)
 
 
-admin.site.register(Seat, ReadOnlyAdmin)
+@admin.register(Seat)
+class SeatAdmin(OperatorScoped, ReadOnlyAdmin):
+    operator_path = "player__operator"

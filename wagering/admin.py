@@ -14,6 +14,7 @@ from django.http import HttpResponseRedirect, StreamingHttpResponse
 from django.urls import path, reverse
 from django.utils import timezone
 
+from accounts.scoping import OperatorScoped
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline
 from adminkit.filters import AmountRangeFilter, DateRangeFilter, InputFilter, operator_zone, parse_id
 from adminkit.money import format_money
@@ -87,7 +88,8 @@ class OutcomeFilter(admin.SimpleListFilter):
         return queryset.filter(outcome=self.value()) if self.value() else queryset
 
 
-class BetExtraInline(ReadOnlyInline):
+class BetExtraInline(OperatorScoped, ReadOnlyInline):
+    operator_path = "bet__player__operator"
     model = BetExtra
     fields = ("kind", "hand", "amount_shown", "key", "created_at")
     readonly_fields = ("amount_shown",)
@@ -102,10 +104,12 @@ class BetExtraInline(ReadOnlyInline):
 
 
 @admin.register(Bet)
-class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
+class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
     """Bet Record list (bounded queries, no COUNT) and bet page. The list fits 1600 px: variant is a
     filter only, the seat goes with the type, money in the bet's currency (US format, its minor
-    units), times to the second in the operator's zone."""
+    units), times to the second in the operator's zone. Operator staff see their players' bets."""
+
+    operator_path = "player__operator"
 
     list_display = ("id", "placed", "player", "round_link", "type_seat", "stake_shown", "returned_shown",
                     "currency", "state", "outcome")
@@ -127,7 +131,8 @@ class BetAdmin(LookaheadPaginatorMixin, ReadOnlyAdmin):
     def get_object(self, request, object_id, from_field=None):
         # the page: the round (with its table, currency and shoe: the replay uses them), player,
         # table and currency in the bet's one query
-        queryset = Bet.objects.select_related("round__table__currency", "round__shoe", "player", "table", "currency")
+        queryset = self.scope(request, Bet.objects.select_related("round__table__currency", "round__shoe", "player",
+                                                                  "table", "currency"))
         cache = request.__dict__.setdefault("_admin_objects", {})
         key = (self.model._meta.label, str(object_id), from_field)
         if key not in cache:

@@ -65,7 +65,12 @@ class InvalidExtra(WageringError):
     code = "invalid_extra"
 
 
-class WalletUnavailable(WageringError):
+class WalletRefused(WageringError):
+    """A seamless operator's wallet did not take a stake or an extra stake (other than for funds:
+    that is ``InsufficientFunds``); nothing is placed or taken."""
+
+
+class WalletUnavailable(WalletRefused):
     """A seamless operator's wallet did not answer a stake's debit (or its answer is unknown): the
     bet is not placed and the debit is rolled back; never debited twice (docs/wallet-api.md)."""
 
@@ -73,14 +78,14 @@ class WalletUnavailable(WageringError):
     status = 409
 
 
-class PlayerBlocked(WageringError):
+class PlayerBlocked(WalletRefused):
     """The operator's wallet refused the stake: the player is blocked (self-exclusion...)."""
 
     code = "player_blocked"
     status = 403
 
 
-class OperatorLimitExceeded(WageringError):
+class OperatorLimitExceeded(WalletRefused):
     """The operator's wallet refused the stake: a responsible-gaming limit of the player's."""
 
     code = "limit_exceeded"

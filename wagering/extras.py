@@ -197,8 +197,10 @@ def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
     (default 1), "cards": [card codes] (double, split)}``, each as for ``add_extra_stake`` (same
     rules, amounts, keys, fallbacks and events). Returns one ``ExtraOutcome`` per request, in order;
     a rejected one carries ``error`` (codes ``not_found``, ``illegal_transition``, ``invalid_extra``,
-    ``invalid_input``) and took nothing. Raises ``NotFound`` (round), ``IllegalTransition`` (round
-    not CLOSED or cancelled)."""
+    ``invalid_input``; for a seamless player whose operator's wallet did not take it, a
+    ``WalletRefused``: ``wallet_unavailable``, ``player_blocked``, ``limit_exceeded``, with the
+    fallback as its ``action``, recorded as for a wallet short of it) and took nothing. Raises
+    ``NotFound`` (round), ``IllegalTransition`` (round not CLOSED or cancelled)."""
     debits = send_debits(_open_debits(round_id, extras).values()) if _seamless_bets_in(round_id, extras) else None
     return _take(round_id, extras, debits, actor, actor_user)
 
@@ -259,7 +261,8 @@ def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_
     (``add_extra_stakes`` with one request).
 
     Raises ``NotFound`` (round, bet), ``IllegalTransition`` (round not CLOSED or cancelled, bet
-    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards).
+    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards),
+    ``WalletRefused`` (a seamless operator's wallet did not take it; its fallback is recorded).
     """
     outcome = add_extra_stakes(round_id=round_id, actor=actor, actor_user=actor_user,
                                extras=[{"bet": bet, "kind": kind, "hand": hand, "cards": cards}])[0]

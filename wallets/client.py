@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
-import httpx
+import aiohttp
 from django.conf import settings
 from django.utils import timezone
 
@@ -79,17 +79,17 @@ def _prepared(operator, call, fields):
     return f"{operator.wallet_url.rstrip('/')}/{call}", body, headers, request, request_id, sent_at
 
 
-def _answer(call, request, request_id, sent_at, started, response=None, error=""):
-    """Read an attempt's ``response`` (an ``httpx.Response``, or None after ``error``)."""
+def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error=""):
+    """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``."""
     duration = int((time.monotonic() - started) * 1000)
     body, status, balance, outcome = None, None, None, "unknown"
-    if response is not None:
+    if http_status is not None:
         try:
-            body = response.json()
+            body = json.loads(content)
         except ValueError:
-            body, error = response.text[:2000], error or "the answer is not JSON"
-        if response.status_code != 200:
-            error = error or f"HTTP {response.status_code}"
+            body, error = content[:2000].decode(errors="replace"), error or "the answer is not JSON"
+        if http_status != 200:
+            error = error or f"HTTP {http_status}"
         elif not isinstance(body, dict) or body.get("status") not in STATUSES:
             error = error or "the answer has no known status"
         else:
@@ -101,43 +101,34 @@ def _answer(call, request, request_id, sent_at, started, response=None, error=""
                 balance = Decimal(str(body["balance"])) if body.get("balance") is not None else None
             except (InvalidOperation, ValueError):
                 balance = None
-    return Answer(outcome, status, balance, None if response is None else response.status_code, body,
-                  error, request, request_id, sent_at, duration)
+    return Answer(outcome, status, balance, http_status, body, error, request, request_id, sent_at, duration)
 
 
-def send(client, operator, call, fields):
-    """Send ``call`` (``debit``, ``credit``, ``rollback``) with ``fields`` to ``operator``'s wallet
-    through ``client`` (an ``httpx.Client``); returns its ``Answer`` (never raises for the network
-    or the answer: those are unknown outcomes)."""
-    url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
-    started = time.monotonic()
-    try:
-        response = client.post(url, content=body, headers=headers, timeout=operator.wallet_timeout_ms / 1000)
-    except httpx.HTTPError as e:
-        return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
-    return _answer(call, request, request_id, sent_at, started, response)
-
-
-async def _send_async(client, limit, operator, call, fields):
+async def _send(session, limit, operator, call, fields):
+    """One attempt of ``call`` with ``fields`` through ``session`` (an ``aiohttp.ClientSession``),
+    at most ``limit`` (a semaphore) at once, within the operator's timeout."""
     async with limit:
         url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
         started = time.monotonic()
         try:
-            response = await client.post(url, content=body, headers=headers, timeout=operator.wallet_timeout_ms / 1000)
-        except httpx.HTTPError as e:
+            async with session.post(url, data=body, headers=headers,
+                                    timeout=aiohttp.ClientTimeout(total=operator.wallet_timeout_ms / 1000)) as response:
+                content = await response.read()
+        except (aiohttp.ClientError, TimeoutError) as e:
             return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
-        return _answer(call, request, request_id, sent_at, started, response)
+        return _answer(call, request, request_id, sent_at, started, response.status, content)
 
 
 def send_many(operator, calls):
-    """Send every ``(call, fields)`` of ``calls`` to ``operator``'s wallet at once, at most
-    ``WALLET_CONCURRENCY`` in flight, over one pool of kept-alive connections. Returns the
-    ``Answer`` of each, in order."""
+    """Send every ``(call, fields)`` of ``calls`` (``debit``, ``credit``, ``rollback``) to
+    ``operator``'s wallet at once, at most its ``wallet_concurrency`` (default
+    ``WALLET_CONCURRENCY``) in flight, over one pool of kept-alive connections. Returns the
+    ``Answer`` of each, in order; never raises for the network or an answer (those are unknown
+    outcomes)."""
+    concurrency = operator.wallet_concurrency or settings.WALLET_CONCURRENCY
+
     async def run():
-        limit = asyncio.Semaphore(settings.WALLET_CONCURRENCY)
-        pool = httpx.Limits(max_connections=settings.WALLET_CONCURRENCY,
-                            max_keepalive_connections=settings.WALLET_CONCURRENCY)
-        async with httpx.AsyncClient(limits=pool) as client:
-            return await asyncio.gather(*(_send_async(client, limit, operator, call, fields)
-                                          for call, fields in calls))
+        limit = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+            return await asyncio.gather(*(_send(session, limit, operator, call, fields) for call, fields in calls))
     return asyncio.run(run()) if calls else []

@@ -1,6 +1,10 @@
 """The journal of the calls made to operators' wallets: what each call sends, and the record of
 each attempt (``WalletCall``) with what it did to its movement."""
 
+from collections import defaultdict
+
+from django.db import transaction
+
 from . import client
 from .models import WalletCall, WalletMovement
 
@@ -19,12 +23,24 @@ def fields_of(movement):
 
 def record(movement, answer):
     """Keep ``answer`` (a ``client.Answer``) of one attempt of ``movement`` as its ``WalletCall``
-    (returned, unsaved) and set the movement's status and balance from it (unsaved)."""
+    (returned, unsaved; the balance the operator answered is the call's) and set the movement's
+    attempts, status and last error from it (unsaved)."""
     movement.attempts += 1
     movement.status = answer.status or ""
-    if answer.balance is not None:
-        movement.balance = answer.balance
     movement.last_error = answer.error
     return WalletCall(movement=movement, request_id=answer.request_id, sent_at=answer.sent_at,
                       request=answer.request, http_status=answer.http_status, answer=answer.body,
                       outcome=answer.outcome, error=answer.error, duration_ms=answer.duration_ms)
+
+
+@transaction.atomic
+def save_attempts(movements, calls, fields):
+    """Write ``fields`` (names) of ``movements`` as ``record`` and the caller left them, and the
+    attempts ``calls`` (``WalletCall``), in one transaction: one UPDATE per distinct combination
+    of the values (a batch's movements mostly share theirs: OK at the same instant)."""
+    groups = defaultdict(list)
+    for m in movements:
+        groups[tuple(getattr(m, f) for f in fields)].append(m.pk)
+    for values, ids in groups.items():
+        WalletMovement.objects.filter(pk__in=ids).update(**dict(zip(fields, values)))
+    WalletCall.objects.bulk_create(calls, batch_size=2000)

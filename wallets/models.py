@@ -69,7 +69,6 @@ class WalletMovement(models.Model):
     bets = models.JSONField(default=list, blank=True)
     state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
     status = models.CharField(max_length=32, blank=True)  # the operator's last status (OK, INSUFFICIENT_FUNDS...)
-    balance = models.DecimalField(null=True, blank=True, **MONEY)  # the balance the operator answered
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     failing_since = models.DateTimeField(null=True, blank=True)

@@ -11,6 +11,7 @@ crash left behind (``recover_stakes``).
 """
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -19,8 +20,8 @@ from django.db.models import Min, Q
 from django.utils import timezone
 
 from . import client
-from .journal import fields_of, record
-from .models import WalletCall, WalletMovement
+from .journal import fields_of, record, save_attempts
+from .models import WalletMovement
 
 State = WalletMovement.State
 #: The outbox's movements: credits, rollbacks, and the debits that take money back.
@@ -34,13 +35,19 @@ def backoff(attempts):
     return min(MAX_BACKOFF, 2 ** max(0, attempts - 1))
 
 
-def _heads(players, now):
-    """The oldest PENDING outbox movement of each of ``players`` (player ids; None: every player)
-    that is due now: ``{player_id: movement id}``. A player whose oldest is not due yet sends nothing."""
+def _oldest(players):
+    """``{player_id: id}`` of the oldest PENDING outbox movement of each of ``players`` (player ids;
+    None: every player): the one each player's delivery waits on."""
     pending = WalletMovement.objects.filter(OUTBOX, state=State.PENDING)
     if players is not None:
         pending = pending.filter(player__in=players)
-    oldest = dict(pending.values("player").annotate(first=Min("pk")).values_list("player", "first"))
+    return dict(pending.values("player").annotate(first=Min("pk")).values_list("player", "first"))
+
+
+def _heads(players, now):
+    """The oldest PENDING outbox movement of each of ``players`` (player ids; None: every player)
+    that is due now: ``{player_id: movement id}``. A player whose oldest is not due yet sends nothing."""
+    oldest = _oldest(players)
     due = set(WalletMovement.objects.filter(pk__in=oldest.values(), next_attempt_at__lte=now)
               .values_list("pk", flat=True))
     return {player: pk for player, pk in oldest.items() if pk in due}
@@ -59,35 +66,42 @@ def _claim(ids, now):
     return taken
 
 
+@dataclass
+class Delivery:
+    """What one ``deliver`` did: ``acknowledged`` and ``retried`` movements (attempts)."""
+
+    acknowledged: int = 0
+    retried: int = 0
+
+
 def deliver(players=None, *, now=None):
     """Send the due outbox movements of ``players`` (player ids; None: all), oldest first per player,
     each operator's at once (``WALLET_CONCURRENCY`` in flight), pass after pass until none is due.
-    Returns ``(acknowledged, retried)`` counts. Never raises for a wallet's answer."""
-    done = retried = 0
+    Returns a ``Delivery``. Never raises for a wallet's answer."""
+    delivery = Delivery()
     while True:
         now = now or timezone.now()
         taken = _claim(list(_heads(players, now).values()), now)
         if not taken:
-            return done, retried
+            return delivery
         by_operator = defaultdict(list)
         for m in taken:
             by_operator[m.operator_id].append(m)
         calls = []
         for group in by_operator.values():
             answers = client.send_many(group[0].operator, [(m.call, fields_of(m)) for m in group])
+            answered = timezone.now()
             for m, answer in zip(group, answers):
                 calls.append(record(m, answer))
-                _read(m, answer.outcome, timezone.now())
-        with transaction.atomic():
-            WalletMovement.objects.bulk_update(taken, ["state", "status", "balance", "attempts", "last_error",
-                                                       "acknowledged_at", "next_attempt_at", "failing_since"])
-            WalletCall.objects.bulk_create(calls)
+                _read(m, answer.outcome, answered)
+        save_attempts(taken, calls, ["state", "status", "attempts", "last_error", "acknowledged_at",
+                                     "next_attempt_at", "failing_since"])
         acknowledged = [m for m in taken if m.state == State.OK]
-        done += len(acknowledged)
-        retried += sum(m.state == State.PENDING for m in taken)
+        delivery.acknowledged += len(acknowledged)
+        delivery.retried += sum(m.state == State.PENDING for m in taken)
         players, now = sorted({m.player_id for m in acknowledged}), None
         if not players:
-            return done, retried
+            return delivery
 
 
 def _read(movement, outcome, now):
@@ -102,9 +116,19 @@ def _read(movement, outcome, now):
         movement.failing_since = movement.failing_since or now
 
 
-def next_due():
-    """When the earliest PENDING outbox movement is due (None without any)."""
-    return WalletMovement.objects.filter(OUTBOX, state=State.PENDING).aggregate(at=Min("next_attempt_at"))["at"]
+def waiting(players):
+    """Those of ``players`` (player ids) whose delivery is not done: ``(player ids, when the first
+    of them is due)`` from their oldest PENDING outbox movements (a retry's backoff, a lease, or due
+    now); ``([], None)`` when every movement of theirs is acknowledged or failed for good."""
+    oldest = _oldest(players)
+    due = WalletMovement.objects.filter(pk__in=oldest.values()).aggregate(at=Min("next_attempt_at"))["at"]
+    return sorted(oldest), due
+
+
+def undelivered(round_refs):
+    """How many outbox movements of the rounds ``round_refs`` (``round_ref`` strings) are still
+    PENDING: not yet acknowledged by their operators' wallets."""
+    return WalletMovement.objects.filter(OUTBOX, state=State.PENDING, round_ref__in=round_refs).count()
 
 
 def retry(movement_id):

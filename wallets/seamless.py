@@ -10,15 +10,15 @@
 from collections import defaultdict
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
 from accounts.services import Posting, post
 
 from . import client, outbox
-from .journal import fields_of, record
-from .models import WalletCall, WalletMovement
+from .journal import fields_of, record, save_attempts
+from .models import WalletMovement
 from .tasks import queue_delivery
 
 Kind = LedgerTransaction.Kind
@@ -102,18 +102,22 @@ def send_debits(movements):
             movements[m.key] = m
     with transaction.atomic():
         sent = [m for group in by_operator.values() for m in group]
-        WalletMovement.objects.bulk_update(sent, ["state", "status", "balance", "attempts", "last_error",
-                                                  "acknowledged_at"])
-        WalletCall.objects.bulk_create(calls)
+        save_attempts(sent, calls, ["state", "status", "attempts", "last_error", "acknowledged_at"])
         roll_back([m.key for m in sent if m.state == State.UNKNOWN])
     return movements
 
 
 def confirm_debits(ledger_keys):
     """Mark each debit movement of ``ledger_keys`` (``{movement key: ledger key}``) as standing for
-    its ledger posting."""
-    for key, ledger_key in ledger_keys.items():
-        WalletMovement.objects.filter(key=key).update(ledger_key=ledger_key)
+    its ledger posting, in the caller's transaction (one UPDATE per 1,000 movements)."""
+    pairs = list(ledger_keys.items())
+    table = connection.ops.quote_name(WalletMovement._meta.db_table)
+    with connection.cursor() as cursor:
+        for start in range(0, len(pairs), 1000):
+            chunk = pairs[start:start + 1000]
+            cursor.execute(f"UPDATE {table} SET ledger_key = v.column2 FROM (VALUES "
+                           + ", ".join(["(%s, %s)"] * len(chunk)) + f") AS v WHERE {table}.key = v.column1",
+                           [x for pair in chunk for x in pair])
 
 
 def roll_back(keys):

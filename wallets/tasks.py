@@ -23,20 +23,27 @@ def queue_delivery(players):
 
 @shared_task(name="wallets.deliver_movements", **RETRY)
 def deliver_movements(players):
-    """Deliver ``players``' due outbox movements (``outbox.deliver``); when some wait for a retry,
-    come back when the first is due. Returns ``[acknowledged, retried]``."""
-    done, retried = outbox.deliver(players)
-    return [done, retried]
+    """Deliver ``players``' due outbox movements (``outbox.deliver``), then come back for those of
+    them still waiting (a retry's backoff, another deliverer's lease) when the first is due, until
+    none is left (a task lost on the way is beat's ``redrive``'s). In-process (no broker) it cannot
+    wait: whoever runs the platform re-drives. Returns ``[acknowledged, retried]``."""
+    delivery = outbox.deliver(players)
+    waiting, due = outbox.waiting(players)
+    if waiting and not deliver_movements.app.conf.task_always_eager:
+        deliver_movements.apply_async((waiting,), eta=due)
+    return [delivery.acknowledged, delivery.retried]
 
 
 @shared_task(name="wallets.redrive", **RETRY)
 def redrive():
     """Beat: deliver every due outbox movement (a task lost, a wallet back after an outage)."""
-    return list(outbox.deliver())
+    delivery = outbox.deliver()
+    return [delivery.acknowledged, delivery.retried]
 
 
 @shared_task(name="wallets.recover_stakes", **RETRY)
 def recover_stakes():
     """Beat: roll back the stake debits a crash left (``outbox.recover_stakes``), then deliver them."""
     players = outbox.recover_stakes()
-    return list(outbox.deliver(players)) if players else [0, 0]
+    delivery = outbox.deliver(players) if players else outbox.Delivery()
+    return [delivery.acknowledged, delivery.retried]

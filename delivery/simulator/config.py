@@ -25,7 +25,12 @@ class SimConfig:
         (every ace stacked behind the cut card); records stay valid, the RTP drops measurably.
       deviate / timeout: share of decisions that deviate from basic strategy / time out (auto-play).
       settle_timeout: seconds to wait for the workers to settle everything before reporting.
-      operators: codes of the operators whose players are dealt (the demo operators by default).
+      operators: codes of the operators whose players are dealt (the transfer-mode demo operators
+        by default; ``east``, the seamless one, needs its wallet).
+      wallet_url / wallet_secret: where the seamless demo operator's wallet answers and the secret
+        its calls are signed with (``make wallet-sandbox``'s by default).
+      wallet_timeout: seconds to wait, after settlement, for the seamless operators' wallets to
+        acknowledge every credit, rollback and correction of the run.
     """
 
     rounds: int = 30
@@ -40,6 +45,9 @@ class SimConfig:
     timeout: float = 0.03
     settle_timeout: float = 300.0
     operators: tuple = ("north", "south")
+    wallet_url: str = "http://127.0.0.1:8100"
+    wallet_secret: str = "sandbox-secret"
+    wallet_timeout: float = 120.0
 
     def __post_init__(self):
         unknown = set(self.variants) - set(VARIANTS) or set(self.currencies) - set(CURRENCIES)

@@ -2,12 +2,12 @@
 
 Players decide by basic strategy with some deviations and timeouts (the engine's
 ``random_decider``; a timeout hands the rest of the seat's hands to auto-play). Every extra stake
-goes through ``wagering.extras.add_extra_stake`` when it is decided: a double or split the
-wallet cannot cover comes back as not applied, and ``RoundPlay`` then plays the RULES 4 fallback
-(so each is its own call: the play needs the answer before it goes on); insurance is offered once
-the initial deal is out (before the peek), once the dealer's up card is reported (``report_play``),
-every bet's request in one ``add_extra_stakes`` batch; bets behind choose to follow a double or a
-split of their seat."""
+goes through ``wagering.extras.add_extra_stakes`` when it is decided: a double or split the
+wallet cannot cover (or a seamless operator's wallet does not take) comes back as not applied,
+and ``RoundPlay`` then plays the RULES 4 fallback (so each is its own call: the play needs the
+answer before it goes on); insurance is offered once the initial deal is out (before the peek),
+once the dealer's up card is reported (``report_play``), every bet's request in one
+``add_extra_stakes`` batch; bets behind choose to follow a double or a split of their seat."""
 from __future__ import annotations
 
 import random
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from tables.engine.play import HandView, random_decider
 from tables.services import report_play
-from wagering.extras import add_extra_stake, add_extra_stakes
+from wagering.exceptions import WalletRefused
+from wagering.extras import add_extra_stakes
 
 from .calls import call
 
@@ -88,9 +89,19 @@ class RoundDecisions:
         self.bets, self.deal = bets, deal
 
     def _extra(self, bet_id: str, kind: str, hand: int = 1, cards=None):
-        outcome = call(add_extra_stake, round_id=self.round_pk, bet=bet_id, kind=kind, hand=hand, cards=cards)
-        self.stats.count(outcome, kind)
+        [outcome] = self._extras([{"bet": bet_id, "kind": kind, "hand": hand, "cards": cards}])
         return outcome.applied
+
+    def _extras(self, requests: list) -> list:
+        """``add_extra_stakes`` for ``requests``, each outcome counted; a seamless operator's wallet
+        that did not take one is its fallback, as for a wallet short of it (RULES 4); any other
+        error is raised."""
+        outcomes = call(add_extra_stakes, round_id=self.round_pk, extras=requests)
+        for request, outcome in zip(requests, outcomes):
+            if outcome.error is not None and not isinstance(outcome.error, WalletRefused):
+                raise outcome.error
+            self.stats.count(outcome, request["kind"])
+        return outcomes
 
     def offer_insurance(self, up_card: str) -> None:
         """After the initial deal: if the dealer shows an ace, some main and behind bets ask for
@@ -103,12 +114,8 @@ class RoundDecisions:
             return
         call(report_play, round_id=self.round_pk, events=[{"kind": "card_scanned", "card": up_card, "to": "dealer"}])
         self.up_card = up_card
-        outcomes = call(add_extra_stakes, round_id=self.round_pk,
-                        extras=[{"bet": bet["id"], "kind": "insurance"} for bet in asking])
+        outcomes = self._extras([{"bet": bet["id"], "kind": "insurance"} for bet in asking])
         for bet, outcome in zip(asking, outcomes):
-            if outcome.error is not None:
-                raise outcome.error
-            self.stats.count(outcome, "insurance")
             bet["insurance"] = outcome.applied
 
     def decide(self, view: HandView, legal: frozenset):

@@ -1,6 +1,7 @@
 """Idempotent demo set-up: currencies, one table per variant and currency with limits per bet type,
 the demo operators, and their demo players, created and funded as an operator does it (the
-operator services: players, then transfers into their wallets)."""
+operator services: players, then, in transfer mode, transfers into their wallets; a seamless
+operator's players keep their money in its own wallet)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,9 +27,13 @@ FUN_VARIANTS = ("classic", "boundless")
 DEPOSIT = D("2000")
 #: Every tenth real player starts short: fallbacks (RULES 4) and unseating (RULES 9) happen.
 SHORT_DEPOSIT = D("40")
-#: The demo operators (``code: name``), both in transfer mode: each brand's players sit at the same
-#: tables, and each brand's staff sees only its own.
-DEMO_OPERATORS = {"north": "North Casino", "south": "South Casino"}
+#: The demo operators (``code: (name, wallet mode)``): north and south keep their players' money in
+#: the platform's wallets (transfer), east in its own wallet (seamless: the reference operator
+#: wallet, ``make wallet-sandbox``). Their players sit at the same tables, and each brand's staff
+#: sees only its own.
+DEMO_OPERATORS = {"north": ("North Casino", Operator.WalletMode.TRANSFER),
+                  "south": ("South Casino", Operator.WalletMode.TRANSFER),
+                  "east": ("East Casino", Operator.WalletMode.SEAMLESS)}
 
 
 def table_code(variant: str, currency: str) -> str:
@@ -68,16 +73,23 @@ def ensure_currencies() -> list[Currency]:
             for code, (name, fun) in DEMO_CURRENCIES.items()]
 
 
-def ensure_operators(codes) -> list[Operator]:
-    """The operators ``codes``: a demo operator (``DEMO_OPERATORS``) is created if missing, in
-    transfer mode, and may use every demo currency; any other must exist (``manage.py
-    create_operator``). Raises ``ValueError`` for an unknown one."""
+def ensure_operators(codes, wallet_url="", wallet_secret="") -> list[Operator]:
+    """The operators ``codes``: a demo operator (``DEMO_OPERATORS``) is created if missing, in its
+    wallet mode, and may use every demo currency; a seamless one calls the wallet at
+    ``wallet_url`` with ``wallet_secret`` (set again on every run: the sandbox may have moved). Any
+    other operator must exist (``manage.py create_operator``). Raises ``ValueError`` for an unknown
+    one."""
     found = {o.code: o for o in Operator.objects.filter(code__in=codes)}
     currencies = ensure_currencies()
     for code in codes:
         if code in DEMO_OPERATORS:
+            name, mode = DEMO_OPERATORS[code]
+            wallet = {"wallet_url": wallet_url, "wallet_secret": wallet_secret} if mode == mode.SEAMLESS else {}
             if code not in found:
-                found[code], _ = create_operator(code=code, name=DEMO_OPERATORS[code])
+                found[code], _ = create_operator(code=code, name=name, wallet_mode=mode, **wallet)
+            elif wallet:
+                Operator.objects.filter(pk=found[code].pk).update(**wallet)
+                found[code].refresh_from_db()
             found[code].currencies.add(*currencies)
         elif code not in found:
             raise ValueError(f"no operator {code!r}: create it with manage.py create_operator")
@@ -100,7 +112,8 @@ def _codes(kind: str, count: int) -> list[str]:
 def ensure_players(count: int, currencies, run_tag: str, operators) -> dict[str, list[DemoPlayer]]:
     """Make sure ``count`` demo players exist per currency group, spread over ``operators`` (player
     ``i`` of a group is ``operators[i % n]``'s), created and funded through the operator services
-    (``upsert_player``, then a ``transfer`` in per wallet), as an operator in transfer mode does.
+    (``upsert_player``, then a ``transfer`` in per wallet), as an operator in transfer mode does; a
+    seamless operator's players are only created (their money is at its wallet).
 
     Real-money currencies (EUR/USD) share one group: 80% real accounts (``demo-real-NNNN``, a
     wallet in each real currency, every tenth with a short deposit) and 20% trial accounts
@@ -131,15 +144,22 @@ def ensure_players(count: int, currencies, run_tag: str, operators) -> dict[str,
                 player, _ = upsert_player(operator=operator, code=code, account_kind=kind, currencies=group_currencies)
             amount = SHORT_DEPOSIT if group == "real" and i % 10 == 9 else DEPOSIT
             for currency in group_currencies:
-                first = f"demo-{code}-{currency}"
-                if f"transfer:{operator.code}:{first}" not in funded:
-                    transfer(operator=operator, transfer_id=first, player=code, currency=currency, amount=amount,
-                             direction="in")
-                elif balances[player.pk, currency] < amount / 4:  # broke after an earlier run: top it up
-                    transfer(operator=operator, transfer_id=f"demo-topup-{code}-{currency}-{run_tag}", player=code,
-                             currency=currency, amount=amount - balances[player.pk, currency], direction="in")
+                if operator.wallet_mode == Operator.WalletMode.TRANSFER:
+                    _fund(operator, player, currency, amount, balances, funded, run_tag)
                 out[currency].append(DemoPlayer(player.game_code, group))
     return out
+
+
+def _fund(operator, player, currency, amount, balances, funded, run_tag):
+    """Transfer ``player``'s first deposit ``demo-<code>-<currency>`` in, once; later, top up a
+    wallet below a quarter of ``amount`` (``demo-topup-<code>-<currency>-<run_tag>``)."""
+    first = f"demo-{player.code}-{currency}"
+    if f"transfer:{operator.code}:{first}" not in funded:
+        transfer(operator=operator, transfer_id=first, player=player.code, currency=currency, amount=amount,
+                 direction="in")
+    elif balances[player.pk, currency] < amount / 4:  # broke after an earlier run: top it up
+        transfer(operator=operator, transfer_id=f"demo-topup-{player.code}-{currency}-{run_tag}", player=player.code,
+                 currency=currency, amount=amount - balances[player.pk, currency], direction="in")
 
 
 def open_sessions(pool) -> int:

@@ -1,6 +1,7 @@
 """The end-of-run report: per variant rounds, bets, staked, returned and observed RTP with its 95%
 confidence interval beside the theoretical figure; voids, refunds, faults, seat refusals,
-decisions; the ledger and the seamless wallets checked (``wallets.reconcile``) and the house result against the bets."""
+decisions; what crossed the seamless operators' wallets; the ledger and the seamless wallets checked
+(``wallets.reconcile``) and the house result against the bets."""
 from __future__ import annotations
 
 import math
@@ -16,6 +17,7 @@ from tables.engine.rtp import side_bet_distribution, side_bet_rtp
 from tables.models import Round
 from wagering.models import Bet, BetExtra
 from wallets.reconcile import reconcile
+from wallets.selectors import movement_summary
 
 from .calls import RETRIES
 
@@ -50,6 +52,8 @@ class Report:
     house_vs_players: dict      # currency -> (house result from the ledger, players' result from the bets)
     reconcile: object
     states: dict = field(default_factory=dict)
+    wallet: list = field(default_factory=list)  # (operator, call, kind, state, movements, amount)
+    wallet_calls: int = 0
 
 
 @cache
@@ -125,9 +129,10 @@ def build_report(round_ids, tables) -> Report:
         lines.append(RtpLine(variant, group, len(pairs), sum(n for _, _, n in cells), sum(x for x, _ in pairs),
                              sum(y for _, y in pairs), r, low, high, theory(variant, group, rules_of[variant])))
     money_rows = [(v, c, len(r[0]), len(r[1]), r[2], r[3], r[4], r[5]) for (v, c), r in sorted(money.items())]
+    wallet, wallet_calls = movement_summary([str(pk) for pk in round_ids])
     return Report(lines, money_rows, house_vs_players({t.currency_id for t in tables.values()}), reconcile(),
                   dict(Round.objects.filter(pk__in=round_ids).values("state").annotate(n=Count("id"))
-                       .values_list("state", "n")))
+                       .values_list("state", "n")), wallet, wallet_calls)
 
 
 def house_vs_players(currencies) -> dict:
@@ -191,6 +196,14 @@ def format_report(report: Report, result) -> str:
         + "; not covered (RULES 4 fallback / not bought): "
         + (", ".join(f"{k} {n}" for k, n in sorted(d.fallbacks.items())) or "none")
         + f"; timeouts (auto-play): {d.timeouts}")
+    if report.wallet:
+        add(f"\nAcross the seamless operators' wallets ({report.wallet_calls:,} calls, retries included; "
+            "amounts summed over currencies):")
+        add(f"  {'operator':<10}{'call':<10}{'kind':<14}{'state':<10}{'movements':>10}{'amount':>15}")
+        for code, call, kind, state, n, amount in report.wallet:
+            add(f"  {code:<10}{call:<10}{kind:<14}{state:<10}{n:>10,}{amount:>15,.2f}")
+        if not result.delivered:
+            add(f"  NOT DELIVERED: movements still pending after {result.config.wallet_timeout:.0f} s")
     add("\nHouse result (ledger) vs players' result (bets), per currency:")
     for currency, (house, players) in report.house_vs_players.items():
         check = "ok: house = -players" if house == -players else "DIFFERS"

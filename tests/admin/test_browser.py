@@ -1,6 +1,7 @@
 """A real headless browser (Debian's chromium through Playwright; no browser download): a Dispute
 officer searches the Bet Record, opens a bet and its round replay, and resolves a dispute with an
-adjustment. Screenshots go to ``test-artifacts/`` (git-ignored)."""
+adjustment; an operator's Viewer finds only that operator's players and bets. Screenshots go to
+``test-artifacts/`` (git-ignored)."""
 
 import os
 import shutil
@@ -11,10 +12,10 @@ import pytest
 from django.test import override_settings
 
 from accounts.models import Account
-from adminkit.roles import DISPUTE_OFFICER
+from adminkit.roles import DISPUTE_OFFICER, VIEWER
 from settlement.disputes import open_dispute
 from settlement.models import Dispute, OperatorAction
-from tests.admin.conftest import play_boundless_round
+from tests.admin.conftest import play_boundless_round, staff_of, two_operators
 from tests.factories import OPERATOR_PASSWORD as PASSWORD
 from tests.factories import make_operator
 
@@ -24,6 +25,13 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM), reason="Debian chromium is not installed")
+
+
+def _log_in(page, url, username):
+    page.goto(f"{url}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
 
 
 @override_settings(SESSION_COOKIE_SECURE=False, CSRF_COOKIE_SECURE=False)
@@ -39,10 +47,7 @@ def test_dispute_officer_resolves_a_dispute_in_a_browser(live_server, transactio
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
-        page.goto(f"{live_server.url}/admin/login/")
-        page.fill("#id_username", "officer")
-        page.fill("#id_password", PASSWORD)
-        page.click("input[type=submit]")
+        _log_in(page, live_server.url, "officer")
         page.goto(f"{live_server.url}/admin/wagering/bet/")
         page.fill("#f-player", bet.player.code)
         page.locator("#f-player").press("Enter")
@@ -76,3 +81,38 @@ def test_dispute_officer_resolves_a_dispute_in_a_browser(live_server, transactio
     assert dispute.status == Dispute.Status.UPHELD and dispute.adjustment == Decimal("10.00")
     assert Account.objects.get(kind="wallet", player=bet.player).balance == Decimal("100.00")
     assert OperatorAction.objects.filter(action="resolve_dispute", actor__username="officer").count() == 1
+
+
+@override_settings(SESSION_COOKIE_SECURE=False, CSRF_COOKIE_SECURE=False)
+def test_an_operators_viewer_finds_only_its_players_in_a_browser(live_server, transactional_db):
+    from playwright.sync_api import expect, sync_playwright
+
+    ab = two_operators()
+    staff_of(ab.a, VIEWER, "alpha_viewer")
+    ARTIFACTS.mkdir(exist_ok=True)
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        _log_in(page, live_server.url, "alpha_viewer")
+        page.goto(f"{live_server.url}/admin/wagering/bet/")
+        players = page.locator("#result_list tbody td.field-player")
+        expect(players).to_have_count(2)  # A's two bets of the shared round; B's two there and two alone: none
+        assert all(text.startswith("brand-alpha:") for text in players.all_inner_texts())
+        page.screenshot(path=ARTIFACTS / "7-operator-bet-record.png", full_page=True)
+        page.fill("#f-player", "beta-p0")
+        page.locator("#f-player").press("Enter")
+        expect(page.locator("#result_list tbody tr")).to_have_count(0)
+        page.goto(f"{live_server.url}/admin/accounts/player/")
+        expect(page.locator("#result_list tbody tr")).to_have_count(2)
+        page.fill("#searchbar", "beta-p0")
+        page.locator("#searchbar").press("Enter")
+        expect(page.locator("#result_list tbody tr")).to_have_count(0)
+        page.fill("#searchbar", "alpha-p0")
+        page.locator("#searchbar").press("Enter")
+        expect(page.locator("#result_list tbody tr")).to_have_count(1)
+        expect(page.locator("#result_list")).to_contain_text("alpha-p0")
+        page.screenshot(path=ARTIFACTS / "8-operator-player-search.png", full_page=True)
+        assert "brand-beta" not in page.content()
+        browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]

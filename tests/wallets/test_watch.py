@@ -40,6 +40,7 @@ def test_a_movement_failing_past_the_limit_raises_one_alert_then_clears(movement
     assert watch_wallets(now=now) == (1, 0)
     alert = Alert.objects.get(kind=Alert.Kind.WALLET_FAILING)
     assert alert.severity == Alert.Severity.CRITICAL and alert.payload["movement"] == old.pk
+    assert alert.player == old.player  # the operator's staff see it
     assert "sea's wallet" in alert.message and "timeout" in alert.message
     assert watch_wallets(now=now) == (0, 0)  # once per movement
 

@@ -40,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--operator", default=",".join(d.operators),
                             help="operators whose players are dealt, comma-separated (default: the demo operators, "
                                  "created if missing; any other must exist: manage.py create_operator)")
+        parser.add_argument("--wallet-url", default=d.wallet_url,
+                            help="the seamless demo operator east's wallet (default: make wallet-sandbox's)")
+        parser.add_argument("--wallet-secret", default=d.wallet_secret, help="... and its secret")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     def handle(self, *args, **o):
@@ -48,7 +51,8 @@ class Command(BaseCommand):
                                variants=_names(o["variants"], VARIANTS), currencies=_names(o["currencies"], CURRENCIES),
                                seed=o["seed"], fault_rate=o["fault_rate"], drift_rounds=o["drift_rounds"],
                                deviate=o["deviate"], timeout=o["timeout"], settle_timeout=o["settle_timeout"],
-                               operators=tuple(c.strip() for c in o["operator"].split(",") if c.strip()))
+                               operators=tuple(c.strip() for c in o["operator"].split(",") if c.strip()),
+                               wallet_url=o["wallet_url"], wallet_secret=o["wallet_secret"])
         except ValueError as e:
             raise CommandError(str(e)) from None
         known = set(Operator.objects.filter(code__in=config.operators).values_list("code", flat=True))
@@ -59,5 +63,8 @@ class Command(BaseCommand):
         self.stdout.write(format_report(report, result))
         if not result.settled:
             raise CommandError(f"rounds still waiting for settlement after {config.settle_timeout:.0f} s")
+        if not result.delivered:
+            raise CommandError(f"seamless movements still pending after {config.wallet_timeout:.0f} s: is the "
+                               f"operator's wallet at {config.wallet_url} up (make wallet-sandbox)?")
         if not report.reconcile.ok:
             raise CommandError("the ledger does not reconcile")
