@@ -17,7 +17,7 @@ from rest_framework.authtoken.models import TokenProxy
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from accounts.scoping import PROVIDER, SHARED, OperatorScoped
-from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from adminkit.base import AddressedBy, ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
 from .models import Round, RoundEvent, Seat, Shoe, Studio, StudioAPIKey, Table, TableLimit
@@ -30,7 +30,10 @@ if admin.site.is_registered(TokenProxy):
 
 
 @admin.register(Studio)
-class StudioAdmin(admin.ModelAdmin):
+class StudioAdmin(OperatorScoped, admin.ModelAdmin):
+    """The studios whose game servers deal the tables: the provider's (no operator's page)."""
+
+    operator_path = PROVIDER
     list_display = ("code", "name", "created_at")
     search_fields = ("code", "name")
 
@@ -39,20 +42,25 @@ class StudioAdmin(admin.ModelAdmin):
 
 
 @admin.register(StudioAPIKey)
-class StudioAPIKeyAdmin(APIKeyModelAdmin):
-    """Game-server service accounts: the key is shown once, when created (the library's message);
-    only its prefix afterwards; revocation is for good. The signing secret is on no page
-    (``manage.py create_game_server_key --signed`` prints it once)."""
+class StudioAPIKeyAdmin(OperatorScoped, AddressedBy, APIKeyModelAdmin):
+    """Game-server service accounts, the provider's, named by their prefix (the primary key holds
+    the hash, never shown): the key is shown once, when created (the library's message); only its
+    prefix afterwards; revocation is for good. The signing secret is on no page (``manage.py
+    create_game_server_key --signed`` prints it once)."""
 
-    list_display = (*APIKeyModelAdmin.list_display, "studio", "signed")
+    operator_path = PROVIDER
+    url_field = "prefix"
+    list_display = ("prefix", "name", "studio", "created", "expiry_date", "_has_expired", "revoked", "signed")
     list_filter = ("studio", "revoked")
+    list_select_related = ("studio",)
+    fields = ("studio", "name", "prefix", "expiry_date", "revoked")
 
     @admin.display(boolean=True, description="signs its requests")
     def signed(self, key):
         return bool(key.signing_secret)
 
-    def has_delete_permission(self, request, obj=None):
-        return False
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), *(("studio",) if obj is not None else ()))
 
 
 class TableLimitInline(OperatorScoped, admin.TabularInline):

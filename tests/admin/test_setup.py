@@ -53,6 +53,9 @@ def test_the_superuser_sees_no_raw_key_on_any_page(client):
     client.force_login(admin)
     key, raw, secret = create_service_key(studio="default", name="studio-a", signed=True)
     assert client.get("/admin/authtoken/tokenproxy/").status_code == 404
-    for url in ("/admin/tables/studioapikey/", f"/admin/tables/studioapikey/{key.pk}/change/"):
-        page = client.get(url).content.decode()
-        assert key.prefix in page and raw not in page and secret not in page and key.hashed_key not in page
+    for url in ("/admin/tables/studioapikey/", f"/admin/tables/studioapikey/{key.prefix}/change/",
+                f"/admin/tables/studioapikey/{key.prefix}/history/"):
+        response = client.get(url)
+        page = response.content.decode()
+        assert response.status_code == 200, url
+        assert key.prefix in page and raw not in page and secret not in page and key.hashed_key not in page, url
