@@ -6,6 +6,7 @@ bets; money in minor units; batch statuses; the reading endpoints."""
 
 import json
 import time
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -16,8 +17,8 @@ from rest_framework.test import APIClient
 
 from accounts.models import PlayerSession
 from delivery.api.game.signing import signed_headers
-from tables.models import Studio
-from tables.studios import create_service_key
+from tables.models import Studio, StudioAPIKey
+from tables.studios import create_service_key, revoke_service_key
 from tests.factories import (
     BoundlessTableFactory,
     ClassicTableFactory,
@@ -84,6 +85,24 @@ def test_each_service_account_has_a_throttle_of_its_own(eur, game_client, studio
         answers = [game_client.get("/api/game/v1/tables/").status_code for _ in range(4)]
         assert answers == [200, 200, 200, 429]
         assert b_client.get("/api/game/v1/tables/").status_code == 200  # another key, its own count
+
+
+def test_service_keys_are_stored_hashed_and_refused_once_revoked_or_expired(eur, db):
+    studio = Studio.objects.get(code="default")
+    answers = {}
+    for case in ("usable", "revoked", "expired"):
+        key, raw, _ = create_service_key(studio=studio, name=case)
+        assert raw not in key.pk and raw not in key.hashed_key  # only the hash is kept
+        if case == "revoked":
+            revoke_service_key(key=key)
+        if case == "expired":
+            StudioAPIKey.objects.filter(pk=key.pk).update(expiry_date=timezone.now() - timedelta(seconds=1))
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        answers[case] = client.get("/api/game/v1/tables/")
+    assert answers["usable"].status_code == 200
+    for case in ("revoked", "expired"):
+        json_error(answers[case], 401, "authentication_failed")
 
 
 def test_a_signing_service_account_must_sign_each_request_once(eur, db):
