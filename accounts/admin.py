@@ -1,7 +1,8 @@
 """Operator pages of players, wallets and the ledger: balances per currency, account kind, ledger
-entries with balance after. All read-only; money moves only through the ledger services.
-``settlement.admin`` completes the player's page (bets, disputes) and the wallet's (the manual
-adjustment, the audit trail).
+entries with balance after. All read-only; money moves only through the ledger services. A
+seamless player's wallet here is the platform's journal, labelled so; ``wallets.admin`` adds the
+balance the operator's wallet answers. ``settlement.admin`` completes the player's page (bets,
+disputes) and the wallet's (the manual adjustment, the audit trail).
 
 And the operators' pages: operators (the wallet secret is write-only), their API keys (the raw
 key shown once, at creation; never the hash), the operator API's calls, and the operator staff
@@ -64,10 +65,14 @@ class PlayerAdmin(OperatorScoped, ReadOnlyAdmin):
     list_select_related = ("user", "operator")
     change_form_template = "admin/accounts/player/change_form.html"
 
+    def wallets_shown(self, request, player):
+        """The wallets the page lists (``wallets.admin`` adds a seamless player's balances)."""
+        return list(wallets_of(player))
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         player = self.get_object(request, object_id)
         if player is not None:
-            extra_context = {**(extra_context or {}), "wallets": list(wallets_of(player)),
+            extra_context = {**(extra_context or {}), "wallets": self.wallets_shown(request, player),
                              "entries": list(ledger_entries_for_player(player)[:PAGE_ROWS])}
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -122,7 +127,9 @@ class AccountAdmin(OperatorScoped, RequestCachedObjectMixin, ReadOnlyAdmin):
 
     @admin.display(description="balance", ordering="current_balance")
     def balance_shown(self, account):
-        return format_money(account.current_balance, account.currency, code=True)
+        """The balance; a seamless player's journal wallet says so (the money is at the operator's)."""
+        shown = format_money(account.current_balance, account.currency, code=True)
+        return f"{shown} (the platform's journal)" if account.journal else shown
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         account = self.get_object(request, object_id)

@@ -4,8 +4,9 @@
 - ``Dispute officer``: Viewer + works disputes (``settlement.resolve_dispute``) and makes manual
   adjustments up to ``settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT`` (``accounts.adjust_small``).
 - ``Supervisor``: Dispute officer + voids and resettles rounds (``tables.void_round``,
-  ``tables.resettle_round``), makes any adjustment (``accounts.adjust_any``) and acknowledges
-  alerts (``settlement.acknowledge_alert``).
+  ``tables.resettle_round``), makes any adjustment (``accounts.adjust_any``), acknowledges
+  alerts (``settlement.acknowledge_alert``) and sends a failing seamless wallet movement again
+  now (``wallets.retry_movement``).
 
 A role's user who is an operator's staff (``accounts.OperatorStaff``) does all this on that
 operator's rows only (``accounts.scoping``), and never voids or resettles a round (rounds are
@@ -27,6 +28,7 @@ CUSTOM_PERMISSIONS = [
     ("settlement", "alert", "acknowledge_alert", "Can acknowledge alerts"),
     ("accounts", "account", "adjust_small", "Can make manual adjustments up to the dispute officer limit"),
     ("accounts", "account", "adjust_any", "Can make manual adjustments of any amount"),
+    ("wallets", "walletmovement", "retry_movement", "Can send a failing wallet movement again now"),
 ]
 #: Models every role may view: (app label, model names).
 VIEWABLE = {
@@ -35,6 +37,7 @@ VIEWABLE = {
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra"],
     "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
+    "wallets": ["walletmovement"],
 }
 VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"
 #: Role -> its permissions beyond viewing ("app_label.codename").
@@ -43,7 +46,7 @@ ROLES = {
     DISPUTE_OFFICER: ["settlement.resolve_dispute", "accounts.adjust_small"],
     SUPERVISOR: ["settlement.resolve_dispute", "settlement.acknowledge_alert", "accounts.adjust_small",
                  "accounts.adjust_any",
-                 "tables.void_round", "tables.resettle_round"],
+                 "tables.void_round", "tables.resettle_round", "wallets.retry_movement"],
 }
 
 

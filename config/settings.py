@@ -218,6 +218,8 @@ WALLET_CONCURRENCY = env.int("WALLET_CONCURRENCY", default=50)
 WALLET_ALERT_AFTER_SECONDS = env.int("WALLET_ALERT_AFTER_SECONDS", default=600)
 # A stake debit left without its answer (or answered OK without its bet) this long by a crash is rolled back.
 WALLET_STAKE_RECOVERY_SECONDS = env.int("WALLET_STAKE_RECOVERY_SECONDS", default=60)
+# The admin waits at most this long (or the operator's own timeout, when shorter) for a seamless player's balance.
+WALLET_BALANCE_TIMEOUT_MS = env.int("WALLET_BALANCE_TIMEOUT_MS", default=1000)
 
 # --- Settlement -----------------------------------------------------------------------------------
 # The beat re-drives a RESULTED round still unsettled this long after its record arrived (a lost task).

@@ -1,5 +1,6 @@
 """The operator actions, as admin views: void round, resettle round (two steps: the corrected
-record's card diff, then confirm), work and resolve a dispute, manual adjustment.
+record's card diff, then confirm), work and resolve a dispute, manual adjustment, retry a seamless
+wallet movement now.
 
 Each one checks its permission (403 otherwise), reads its object through the pages' operator
 scope (``accounts.scoping.visible``: another operator's object is a 404 for operator staff), asks
@@ -19,6 +20,7 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from accounts.exceptions import InsufficientFunds, PlatformError
 from accounts.models import Account
@@ -27,10 +29,14 @@ from accounts.selectors import wallet_balance
 from adminkit.money import format_money
 from tables.exceptions import ServiceError
 from tables.models import Round
+from wallets.balances import ask_balance
+from wallets.exceptions import NotRetryable
+from wallets.models import WalletMovement
 
 from . import disputes
-from .exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyResettled
+from .exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyResettled, ReasonRequired
 from .models import Dispute
+from .movements import retry_movement as retry_movement_service
 from .replay import build_replay, record_diff
 from .selectors import effective_record
 from .services import preview_resettle
@@ -249,4 +255,31 @@ def account_adjust(request, account_id):
         else:
             messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
+    if wallet.journal:  # a seamless player: the money is at the operator's wallet
+        wallet.operator_balance = ask_balance(wallet)
     return _page(request, "admin/actions/adjust.html", f"Manual adjustment of {wallet}", wallet, form=form)
+
+
+def _movement_url(movement_id):
+    return reverse("admin:wallets_walletmovement_change", args=[movement_id])
+
+
+@require_POST
+def retry_movement(request, movement_id):
+    """POST ``/admin/wallets/walletmovement/<id>/retry/`` with a reason: send a FAILED seamless
+    movement again, or a failing one waiting for its backoff at once
+    (``settlement.movements.retry_movement``, audited), back to the movement's page with what
+    happened. A movement that cannot be sent again now is refused with why."""
+    _require(request, "wallets.retry_movement")
+    movement = get_object_or_404(visible(request, WalletMovement.objects.all()), pk=movement_id)
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Movement {movement.key} was not retried: a reason is required.")
+        return redirect(_movement_url(movement.pk))
+    try:
+        retry_movement_service(movement_id=movement.pk, reason=form.cleaned_data["reason"], actor=request.user)
+    except (NotRetryable, ReasonRequired) as e:
+        messages.error(request, f"Movement {movement.key} was not retried: {e}.")
+    else:
+        messages.success(request, f"Movement {movement.key} is sent again now.")
+    return redirect(_movement_url(movement.pk))

@@ -5,7 +5,9 @@ dispute's page with the round replay beside it (assign, notes, resolve through
 And the pages of the floors below that show what only settlement knows, completed here
 (``adminkit.base.replace_page``): a player's bets and disputes, a wallet's manual adjustment and
 audit trail, a table's open RTP-watch alerts, a round's replay with the void and resettle actions,
-a bet's replay, ledger entries and audit trail. The action views are ``settlement.actions``.
+a bet's replay, ledger entries and audit trail, a seamless wallet movement's audit trail and a
+Supervisor's retry, and the wallet console's open ``wallet_failing`` alerts. The action views are
+``settlement.actions``.
 
 Every page declares its ``operator_path`` (``accounts.scoping``): operator staff see their
 players' disputes, alerts and audit rows, and of a shared round only their players' bets (a
@@ -19,7 +21,7 @@ from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from accounts.admin import PAGE_ROWS, AccountAdmin, PlayerAdmin
+from accounts.admin import PAGE_ROWS
 from accounts.models import Account, Player
 from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
@@ -29,6 +31,9 @@ from tables.models import Round, Table
 from wagering.admin import BetAdmin
 from wagering.models import Bet
 from wagering.selectors import bets_for_player
+from wallets.admin import AccountBalancePage, PlayerBalancesPage, WalletMovementAdmin
+from wallets.models import WalletMovement
+from wallets.outbox import retry_refusal
 
 from . import actions
 from .alerts import acknowledge_alerts
@@ -225,7 +230,7 @@ class SettlementDetailAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
 # --- the pages of the floors below, completed ------------------------------------------------------
 
 @replace_page(Player)
-class PlayerPage(PlayerAdmin):
+class PlayerPage(PlayerBalancesPage):
     """A player's page with their latest bets and their disputes."""
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -237,7 +242,7 @@ class PlayerPage(PlayerAdmin):
 
 
 @replace_page(Account)
-class AccountPage(AccountAdmin):
+class AccountPage(AccountBalancePage):
     """An account's page with its audit trail and, for a wallet, the manual adjustment."""
 
     def get_urls(self):
@@ -308,3 +313,33 @@ class BetPage(BetAdmin):
                              "audit": audit_trail(bet, replay.round, among=audit_rows(request)),
                              "disputes": list(bet.disputes.select_related("assignee"))}
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+#: The open wallet alerts the console lists, newest first.
+CONSOLE_ALERTS = 50
+
+
+@replace_page(WalletMovement)
+class WalletMovementPage(WalletMovementAdmin):
+    """A wallet movement's page with its audit trail and, for a Supervisor
+    (``wallets.retry_movement``) while it can be sent again, "Retry now"; the console with the
+    open ``wallet_failing`` alerts about the players of the operators it shows."""
+
+    def get_urls(self):
+        return [path("<int:movement_id>/retry/", self.admin_site.admin_view(actions.retry_movement),
+                     name="wallets_walletmovement_retry")] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        movement = self.get_object(request, object_id)
+        if movement is not None:
+            extra_context = {**(extra_context or {}), "audit": audit_trail(movement, among=audit_rows(request)),
+                             "can_retry": request.user.has_perm("wallets.retry_movement")
+                             and retry_refusal(movement) is None,
+                             "retry_form": actions.ReasonForm()}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def console_context(self, request, operators):
+        alerts = visible(request, Alert.objects.filter(kind=Alert.Kind.WALLET_FAILING, acknowledged_at__isnull=True,
+                                                       player__operator__in=operators))
+        return {**super().console_context(request, operators), "alerts_open": alerts.count(),
+                "alerts": list(alerts.select_related("player").order_by("-created_at", "-id")[:CONSOLE_ALERTS])}

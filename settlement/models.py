@@ -188,6 +188,7 @@ class OperatorAction(models.Model):
         RESOLVE_DISPUTE = "resolve_dispute", "Resolve dispute"
         MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
         ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
+        RETRY_MOVEMENT = "retry_movement", "Retry wallet movement"
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="operator_actions")

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 
+from tests.operator_wallet.sandbox import Platform, Sandbox
 from tests.workers import Worker, purge_queues
 
 
@@ -69,3 +70,22 @@ def schema_settings(settings):
     yield settings
     for signal in (request_started, request_finished):
         signal.connect(close_old_connections)
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    """One reference operator wallet process (``python -m operator_wallet``) for a module's tests;
+    ``wallet`` resets it before each."""
+    process = Sandbox(log_dir=tmp_path_factory.mktemp("wallet"))
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def wallet(sandbox):
+    """A ``Platform`` client of the module's reference wallet (and its admin endpoints), reset: no
+    player, no fault. (tests/operator_wallet and the end-to-end tests have a ``wallet`` of their own.)"""
+    platform = Platform(sandbox.url)
+    platform.reset()
+    yield platform
+    platform.close()

@@ -32,6 +32,7 @@ READING = {
               "ROLLED_BACK": "refused", "DUPLICATE_TRANSACTION": "failed"},
     "credit": {"OK": "ok", "DUPLICATE_TRANSACTION": "failed"},
     "rollback": {"OK": "ok", "UNKNOWN_TRANSACTION": "ok", "DUPLICATE_TRANSACTION": "failed"},
+    "balance": {"OK": "ok"},
 }
 
 

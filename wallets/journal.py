@@ -10,14 +10,15 @@ from .models import WalletCall, WalletMovement
 
 
 def fields_of(movement):
-    """The body fields (less ``request_id`` and ``sent_at``) of ``movement``'s call."""
+    """The body fields (less ``request_id`` and ``sent_at``) of ``movement``'s call; a movement tied
+    to no round (a manual adjustment) has ``round`` and ``table`` null (docs/wallet-api.md 8.7)."""
     minor_units = movement.currency.minor_units
     fields = {"transaction_id": client.transaction_id(movement.key), "player": movement.player.code,
-              "currency": movement.currency_id, "round": movement.round_ref}
+              "currency": movement.currency_id, "round": movement.round_ref or None}
     if movement.call == WalletMovement.Call.ROLLBACK:
         fields["reference_transaction_id"] = client.transaction_id(movement.reference.key)
         return fields
-    return {**fields, "amount": client.money(movement.amount, minor_units), "table": movement.table_ref,
+    return {**fields, "amount": client.money(movement.amount, minor_units), "table": movement.table_ref or None,
             "kind": movement.kind, "bets": movement.bets}
 
 

@@ -31,7 +31,8 @@ class WalletMovement(models.Model):
       again), FAILED (an answer that must not be retried: DUPLICATE_TRANSACTION, or a correction
       refused for funds: for operators to resolve, ``retry`` by a supervisor).
     - The outbox (credits, rollbacks, corrections): ``attempts``, ``next_attempt_at`` (backoff 1 s
-      doubling to 60 s), ``failing_since`` (the first failed attempt; an Alert after
+      doubling to 60 s), ``leased_until`` (set while a deliverer is sending it: no one else sends it
+      before then), ``failing_since`` (the first failed attempt; an Alert after
       ``WALLET_ALERT_AFTER_SECONDS``), ``last_error``; delivered in ``id`` order per player.
     """
 
@@ -54,6 +55,9 @@ class WalletMovement(models.Model):
     }
     #: Calls the outbox delivers (and retries); stake debits are sent once, synchronously.
     OUTBOX_KINDS = ("payout", "refund", "resettle", "adjustment", "correction")
+    #: Every protocol kind (docs/wallet-api.md section 5): the debits', then the credits'.
+    KINDS = ("stake", "double", "split", "insurance", "follow_double", "follow_split", "correction",
+             "payout", "refund", "resettle", "adjustment")
 
     key = models.CharField(max_length=255, unique=True)
     ledger_key = models.CharField(max_length=128, null=True, blank=True, unique=True)
@@ -71,6 +75,7 @@ class WalletMovement(models.Model):
     status = models.CharField(max_length=32, blank=True)  # the operator's last status (OK, INSUFFICIENT_FUNDS...)
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    leased_until = models.DateTimeField(null=True, blank=True)
     failing_since = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -80,6 +85,9 @@ class WalletMovement(models.Model):
         indexes = [
             models.Index(fields=["player", "id"], name="movement_player", condition=Q(state="pending")),
             models.Index(fields=["operator", "state", "next_attempt_at"], name="movement_outbox"),
+            # the console's counts and the journal's lists of pending or failed movements, newest first
+            models.Index(fields=["id"], name="movement_open", condition=Q(state__in=["pending", "failed"])),
+            models.Index(fields=["round_ref"], name="movement_round"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gte=0), name="movement_amount_not_negative"),
@@ -115,7 +123,11 @@ class WalletCall(models.Model):
     duration_ms = models.PositiveIntegerField()
 
     class Meta:
-        indexes = [models.Index(fields=["movement", "id"], name="call_movement")]
+        indexes = [
+            models.Index(fields=["movement", "id"], name="call_movement"),
+            # the console's latest failures
+            models.Index(fields=["id"], name="call_failure", condition=Q(outcome__in=["unknown", "failed"])),
+        ]
 
     def __str__(self):
         return f"{self.movement_id} {self.outcome} {self.http_status}"

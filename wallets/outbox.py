@@ -3,9 +3,10 @@ delivered in order per player and retried until the wallet answers (docs/wallet-
 platform promises").
 
 A movement is taken for an attempt by pushing its ``next_attempt_at`` past the call's timeout (a
-lease), so two deliverers do not send it at once and a deliverer that dies leaves it to the next.
-An attempt whose outcome is unknown is retried after 1 s, doubling to 60 s; a player's next
-movement waits until the one before it is acknowledged. Stakes are not the outbox's: they are
+lease, also kept in ``leased_until`` until the attempt is recorded), so two deliverers do not send
+it at once and a deliverer that dies leaves it to the next. An attempt whose outcome is unknown is
+retried after 1 s, doubling to 60 s; a player's next movement waits until the one before it is
+acknowledged. A supervisor may send a failed movement again now (``retry``). Stakes are not the outbox's: they are
 sent once, synchronously (``wallets.seamless.send_debits``); the outbox only recovers the stakes a
 crash left behind (``recover_stakes``).
 """
@@ -20,6 +21,7 @@ from django.db.models import Min, Q
 from django.utils import timezone
 
 from . import client
+from .exceptions import NotRetryable
 from .journal import fields_of, record, save_attempts
 from .models import WalletMovement
 
@@ -61,8 +63,8 @@ def _claim(ids, now):
                      .filter(pk__in=ids, state=State.PENDING, next_attempt_at__lte=now)
                      .select_related("operator", "player", "currency", "reference"))
         for m in taken:
-            m.next_attempt_at = now + timedelta(milliseconds=2 * m.operator.wallet_timeout_ms + 1000)
-        WalletMovement.objects.bulk_update(taken, ["next_attempt_at"])
+            m.next_attempt_at = m.leased_until = now + timedelta(milliseconds=2 * m.operator.wallet_timeout_ms + 1000)
+        WalletMovement.objects.bulk_update(taken, ["next_attempt_at", "leased_until"])
     return taken
 
 
@@ -95,7 +97,7 @@ def deliver(players=None, *, now=None):
                 calls.append(record(m, answer))
                 _read(m, answer.outcome, answered)
         save_attempts(taken, calls, ["state", "status", "attempts", "last_error", "acknowledged_at",
-                                     "next_attempt_at", "failing_since"])
+                                     "next_attempt_at", "leased_until", "failing_since"])
         acknowledged = [m for m in taken if m.state == State.OK]
         delivery.acknowledged += len(acknowledged)
         delivery.retried += sum(m.state == State.PENDING for m in taken)
@@ -105,7 +107,8 @@ def deliver(players=None, *, now=None):
 
 
 def _read(movement, outcome, now):
-    """Set ``movement``'s state after an attempt of ``outcome``."""
+    """Set ``movement``'s state after an attempt of ``outcome`` (its lease ends)."""
+    movement.leased_until = None
     if outcome == "ok":
         movement.state, movement.acknowledged_at, movement.failing_since = State.OK, now, None
     elif outcome in ("failed", "refused"):  # a correction refused for funds, a duplicate: never retried
@@ -131,14 +134,41 @@ def undelivered(round_refs):
     return WalletMovement.objects.filter(OUTBOX, state=State.PENDING, round_ref__in=round_refs).count()
 
 
-def retry(movement_id):
-    """Send a FAILED movement again (a supervisor's retry): PENDING and due now. Returns it."""
+def retry_refusal(movement, now=None):
+    """Why ``movement`` cannot be sent again now, as a phrase; None when it can (``retry``): a
+    FAILED outbox movement, or a PENDING one that has failed and that no deliverer is sending."""
+    now = now or timezone.now()
+    if not WalletMovement.objects.filter(OUTBOX, pk=movement.pk).exists():
+        return "a stake debit is sent once, never again (its rollback is the outbox's)"
+    if movement.state == State.OK:
+        return "the operator's wallet has acknowledged it"
+    if movement.state == State.PENDING and movement.failing_since is None:
+        return "it has not failed: it is sent in its turn"
+    if movement.state == State.PENDING and movement.leased_until and movement.leased_until > now:
+        return "it is being sent at this moment"
+    if movement.state not in (State.PENDING, State.FAILED):
+        return f"it was answered for good ({movement.state})"
+    return None
+
+
+def retry(movement_id, *, now=None):
+    """A supervisor's retry of the outbox movement ``movement_id``, in the caller's transaction
+    (the movement's row locked): FAILED becomes PENDING, due ``now``; a PENDING one waiting for its
+    backoff is due ``now``. Its player's earlier PENDING movements still go first. Returns ``(the
+    movement, its state before)``; raises ``NotRetryable`` (``retry_refusal``) and changes
+    nothing then. The caller queues its delivery (``wallets.port.retry``)."""
+    now = now or timezone.now()
     with transaction.atomic():
-        movement = WalletMovement.objects.select_for_update().get(pk=movement_id)
-        if movement.state == State.FAILED:
-            movement.state, movement.next_attempt_at = State.PENDING, timezone.now()
-            movement.save(update_fields=["state", "next_attempt_at"])
-    return movement
+        movement = WalletMovement.objects.select_for_update().filter(pk=movement_id).first()
+        if movement is None:
+            raise NotRetryable(f"there is no wallet movement {movement_id}")
+        refusal = retry_refusal(movement, now)
+        if refusal:
+            raise NotRetryable(f"movement {movement.key} cannot be sent again now: {refusal}")
+        was = movement.state
+        movement.state, movement.next_attempt_at = State.PENDING, now
+        movement.save(update_fields=["state", "next_attempt_at"])
+    return movement, was
 
 
 def recover_stakes(*, older_than=None, now=None):

@@ -16,6 +16,7 @@ here, per wallet, and nothing above knows which one moved it.
   (``open_debits``), sent (``send_debits``, outside any transaction: at most the operator's
   timeout), and only a debit answered OK lets its bet be placed (``take``: the ledger posting);
   one that is not kept is rolled back (``drop_debits``). Transfer stakes need only ``take``.
+- ``retry``: a supervisor sends a seamless movement that keeps failing again now.
 
 Money is ``Decimal`` in the currency's major units with its minor-unit decimals, never a float.
 """
@@ -172,3 +173,11 @@ def drop_debits(keys):
     round closed, a concurrent bet took the seat), in the caller's transaction (delivered after
     commit)."""
     seamless.roll_back(keys)
+
+
+def retry(movement_id):
+    """A supervisor's retry of the seamless movement ``movement_id`` (``wallets.outbox.retry``: a
+    FAILED credit, rollback or correction is PENDING again, a failing one waiting for its backoff
+    is due, both now), in the caller's transaction; delivered once it commits. Returns ``(the
+    movement, its state before)``; raises ``wallets.exceptions.NotRetryable``, changing nothing."""
+    return seamless.retry(movement_id)

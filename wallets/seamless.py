@@ -4,7 +4,7 @@
 - Stakes: a debit movement is written (PENDING) before its call, sent once, and read: OK, REFUSED
   or, when the outcome is unknown, UNKNOWN with its rollback queued (never sent again).
 - Credits, rollbacks, corrections: outbox movements written in the transaction of what causes them,
-  delivered after it commits (``wallets.outbox``).
+  delivered after it commits (``wallets.outbox``); a supervisor's retry of one (``retry``).
 """
 
 from collections import defaultdict
@@ -124,3 +124,10 @@ def roll_back(keys):
     """Queue the rollback of each debit movement of ``keys`` (``rollback:<its key>``), in the
     caller's transaction; delivered after it commits. A debit rolled back before keeps its rollback."""
     queue_delivery(outbox.write_rollbacks(keys))
+
+
+def retry(movement_id):
+    """See ``port.retry``."""
+    movement, was = outbox.retry(movement_id)
+    queue_delivery({movement.player_id})
+    return movement, was

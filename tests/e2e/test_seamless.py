@@ -88,8 +88,8 @@ def simulate(request):
 
 
 def retry_failed():
-    """A supervisor's retry of every FAILED movement (a correction the player could not cover)."""
-    for pk in WalletMovement.objects.filter(state=State.FAILED).values_list("pk", flat=True):
+    """A supervisor's retry of every FAILED outbox movement (a correction the player could not cover)."""
+    for pk in WalletMovement.objects.filter(outbox.OUTBOX, state=State.FAILED).values_list("pk", flat=True):
         outbox.retry(pk)
     outbox.deliver()
 
@@ -210,8 +210,12 @@ def test_credits_queued_when_the_broker_restarts_are_delivered_by_beat(wallet, s
         wait_for(lambda: WalletMovement.objects.filter(call="credit", attempts__gt=0).exists(), what="credits tried")
         broker.restart()  # every queued and unacknowledged delivery task is gone
         platform.faults(down=False)
-        wait_for(lambda: not WalletMovement.objects.filter(state=State.PENDING).exists(), timeout=150,
-                 what="beat's wallets.redrive after the broker came back")
+        try:
+            wait_for(lambda: not WalletMovement.objects.filter(state=State.PENDING).exists(), timeout=150,
+                     what="beat's wallets.redrive after the broker came back")
+        except AssertionError as timed_out:
+            logs = "\n".join(f"--- {p.name}:\n{p.output()[-4000:]}" for p in processes)
+            raise AssertionError(f"{timed_out}\n{logs}") from None
     finally:
         for process in processes:
             process.stop()

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 def test_me_shows_wallets(api, alice):
     data = api.get("/api/v1/me").json()
     assert data == {"code": "alice", "account_kind": "real", "wallets": [
-        {"currency": "EUR", "minor_units": 2, "play_for_fun": False, "balance": "1000.00"}]}
+        {"currency": "EUR", "minor_units": 2, "play_for_fun": False, "balance": "1000.00",
+         "balance_source": "platform", "balance_unknown": None}]}
 
 
 def test_only_players_get_in(eur):

@@ -58,10 +58,47 @@ class WalletSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+#: Where a player's wallet balance comes from (``PlayerWalletSerializer.balance_source``).
+BALANCE_SOURCES = [("platform", "the platform's wallet holds the money (a transfer operator's player)"),
+                   ("operator", "the operator's wallet holds it and answered it now (a seamless operator's player)")]
+#: Why a seamless player's balance is null.
+BALANCE_UNKNOWN = "The operator's wallet did not answer with this balance; ask again later."
+
+
+class PlayerWalletSerializer(WalletSerializer):
+    """A wallet as its player sees it: a transfer operator's player's balance is the platform's
+    wallet's; a seamless operator's player's is what the operator's wallet answers now (its
+    ``operator_balance``, ``wallets.balances.with_operator_balances``), never the platform's journal
+    of the movements, and None when the operator's wallet did not answer."""
+
+    balance = serializers.SerializerMethodField(
+        help_text="The platform's wallet's balance, or the one the operator's wallet answered (balance_source); "
+                  "null when the operator's wallet did not answer (balance_unknown says so).")
+    balance_source = serializers.SerializerMethodField(help_text="; ".join(f"{v}: {h}" for v, h in BALANCE_SOURCES))
+    balance_unknown = serializers.SerializerMethodField(help_text="Why balance is null; null when it is known.")
+
+    class Meta(WalletSerializer.Meta):
+        fields = WalletSerializer.Meta.fields + ["balance_source", "balance_unknown"]
+        read_only_fields = fields
+
+    @extend_schema_field({**AMOUNT_SCHEMA, "nullable": True})
+    def get_balance(self, wallet):
+        amount = wallet.operator_balance.amount if wallet.journal else wallet.balance
+        return amount_string(amount, wallet.currency.minor_units)
+
+    @extend_schema_field(serializers.ChoiceField(choices=BALANCE_SOURCES))
+    def get_balance_source(self, wallet):
+        return "operator" if wallet.journal else "platform"
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_balance_unknown(self, wallet):
+        return BALANCE_UNKNOWN if wallet.journal and wallet.operator_balance.amount is None else None
+
+
 class MeSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="The player's id at the game server.")
     account_kind = serializers.CharField(help_text="real or trial")
-    wallets = WalletSerializer(many=True)
+    wallets = PlayerWalletSerializer(many=True)
 
 
 class RoundSummarySerializer(serializers.Serializer):
@@ -143,12 +180,24 @@ class PlayerBetExtraSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class BalanceAfterField(MoneyField):
+    """A ledger entry's ``balance_after``; None on a journal wallet (a seamless operator's player's:
+    the net of what the platform moved, not the player's money)."""
+
+    def get_attribute(self, entry):
+        amount, minor_units = super().get_attribute(entry)
+        return (None if entry.account.journal else amount), minor_units
+
+
 class LedgerEntrySerializer(serializers.ModelSerializer):
     key = serializers.CharField(source="transaction.key", help_text="stake:<bet>, payout:<bet>, refund:<bet>, ...")
     kind = serializers.CharField(source="transaction.kind")
     currency = serializers.CharField(source="account.currency_id")
     amount = MoneyField(currency="account.currency", help_text="Signed: > 0 credits the wallet.")
-    balance_after = MoneyField(currency="account.currency", allow_null=True)
+    balance_after = BalanceAfterField(
+        currency="account.currency", allow_null=True,
+        help_text="The wallet's balance right after this entry; null for a seamless operator's player, "
+                  "whose money the operator's wallet holds.")
     created_at = serializers.DateTimeField(source="transaction.created_at")
 
     class Meta:

@@ -1,6 +1,7 @@
 """Player API views (``/api/v1/``): thin wrappers over the selectors (``wagering.selectors``,
-``accounts.selectors``, ``settlement.selectors``) and settlement's dispute service
-(``settlement.disputes.open_dispute``). Only the calling player's own data, ever: another
+``accounts.selectors``, ``settlement.selectors``), settlement's dispute service
+(``settlement.disputes.open_dispute``) and a seamless player's balances as the operator's wallet
+answers them (``wallets.balances``). Only the calling player's own data, ever: another
 player's bet, round or dispute answers 404, exactly like one that does not exist. The bet list,
 a bet's detail and the ledger show their times in the time zone ``tz`` (default UTC).
 
@@ -30,6 +31,7 @@ from settlement.models import Dispute
 from settlement.selectors import bet_ledger_entries, bet_replay, round_public
 from wagering import selectors
 from wagering.models import Bet
+from wallets.balances import with_operator_balances
 
 from . import serializers as s
 from .authentication import CachedTokenAuthentication, PlayerSessionAuthentication
@@ -65,11 +67,14 @@ class PlayerAPIView(StrictAPIView):
 
 
 class MeView(PlayerAPIView):
-    @extend_schema(responses={200: s.MeSerializer, **ERRORS}, summary="Your account and wallets")
+    @extend_schema(responses={200: s.MeSerializer, **ERRORS}, summary="Your account and wallets",
+                   description="A seamless operator's player's balances are asked of the operator's wallet "
+                               "(balance_source: operator), null when it does not answer in time.")
     def get(self, request):
         player = self.player
+        wallets = with_operator_balances(list(wallets_of(player).select_related("operator", "player")))
         return Response(s.MeSerializer({"code": player.code, "account_kind": player.account_kind,
-                                        "wallets": wallets_of(player)}).data)
+                                        "wallets": wallets}).data)
 
 
 class BetListView(BetList, PlayerAPIView):

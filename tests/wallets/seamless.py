@@ -1,0 +1,58 @@
+"""Seamless operators for the wallet journal's tests: an operator whose wallet is a reference
+wallet process (``tests.operator_wallet.sandbox.Sandbox``), its players, and movements made by the
+platform's own services and delivered against that wallet (``failing_credit``)."""
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from accounts.models import Account, Operator
+from accounts.operators import create_operator, upsert_player
+from settlement.disputes import manual_adjustment
+from tests.factories import CurrencyFactory
+from tests.operator_wallet.sandbox import SECRET
+from wallets import outbox
+from wallets.models import WalletMovement
+
+
+def seamless_operator(code, url, *, secret=SECRET, players=("p1",), currencies=("EUR",), name=""):
+    """Seamless operator ``code`` whose wallet is at ``url`` (signed with ``secret``) and its
+    ``players`` (codes) with a journal wallet in each of ``currencies``. Returns ``(operator,
+    {code: Player})``."""
+    for currency in currencies:
+        CurrencyFactory(code=currency)
+    operator, _ = create_operator(code=code, name=name or code, wallet_mode=Operator.WalletMode.SEAMLESS,
+                                  currencies=currencies, wallet_url=url, wallet_secret=secret, wallet_timeout_ms=2000)
+    return operator, {p: upsert_player(operator=operator, code=p, currencies=list(currencies))[0] for p in players}
+
+
+def journal_wallet(player, currency="EUR"):
+    return Account.objects.select_related("operator", "player", "currency").get(
+        kind=Account.Kind.WALLET, player=player, currency_id=currency)
+
+
+def adjustment(player, amount, key, currency="EUR"):
+    """A manual adjustment of ``player`` (``amount``: a signed decimal string) by the system: one
+    outbox movement (an ``adjustment`` credit or a ``correction`` debit), not yet sent. Returns it."""
+    manual_adjustment(player=player, currency=currency, amount=amount, reason=f"test {key}", actor="system", key=key)
+    return WalletMovement.objects.get(ledger_key=f"adjust:manual:{key}")
+
+
+def attempt(times=1, players=None):
+    """Deliver the PENDING outbox movements of ``players`` (``Player``; None: all) ``times`` over,
+    as if each were due (one attempt of each player's first per pass, against the wallets as they
+    are)."""
+    ids = None if players is None else [p.pk for p in players]
+    for _ in range(times):
+        outbox.deliver(ids, now=timezone.now() + timedelta(hours=1))
+
+
+def failing_credit(player, key, attempts=7):
+    """An adjustment credit of 5.00 to ``player`` tried ``attempts`` times against a wallet that
+    does not take it (down, or a wrong secret): PENDING, failing, and after 7 attempts waiting 60 s
+    for the next. Returns it."""
+    movement = adjustment(player, "5.00", key)  # its delivery after commit may have tried it (in-process)
+    attempt(attempts - movement.attempts, [player])
+    movement.refresh_from_db()
+    assert movement.state == WalletMovement.State.PENDING and movement.attempts == attempts, movement.last_error
+    return movement

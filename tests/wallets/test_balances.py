@@ -1,0 +1,98 @@
+"""A seamless player's balance asked of the operator's wallet (``wallets.balances``, the protocol's
+``balance`` call): the reference wallet's answer as a ``Decimal``; when the wallet is down, refuses
+the signature, is not there, stays silent or answers no money, the reason, never an exception; a
+silent wallet costs one short timeout for all the player's wallets."""
+
+import json
+import socket
+import threading
+import time
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.operator_wallet.sandbox import SECRET, free_port
+from tests.wallets.seamless import journal_wallet, seamless_operator
+from wallets.balances import ask_balance, ask_balances
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_operators_wallet_answers_the_balance(wallet):
+    player = seamless_operator("sea", wallet.url, name="Sea Casino")[1]["p1"]
+    wallet.set_player(player="p1", currency="EUR", balance="123.45")
+    asked = ask_balance(journal_wallet(player))
+    assert (asked.amount, asked.unknown, asked.operator.name, asked.currency.code) == (
+        Decimal("123.45"), "", "Sea Casino", "EUR")
+    assert wallet.state()["counters"]["calls"]["balance"] == 1
+
+
+@pytest.mark.parametrize("fault, reason", [("down", "HTTP 503"), ("wrong secret", "HTTP 401")])
+def test_a_wallet_that_does_not_answer_says_why(wallet, fault, reason):
+    player = seamless_operator("sea", wallet.url, secret="wrong" if fault == "wrong secret" else SECRET)[1]["p1"]
+    if fault == "down":
+        wallet.faults(down=True)
+    asked = ask_balance(journal_wallet(player))
+    assert asked.amount is None and asked.unknown == f"the operator's wallet did not answer: {reason}"
+
+
+def test_a_wallet_that_is_not_there_says_so(db):
+    player = seamless_operator("sea", f"http://127.0.0.1:{free_port()}")[1]["p1"]
+    asked = ask_balance(journal_wallet(player))
+    assert asked.amount is None and asked.unknown.startswith("the operator's wallet did not answer: ")
+
+
+class _Answering(BaseHTTPRequestHandler):
+    body = b""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def serve():
+    """``serve(answer) -> url``: a wallet of the test's own answering every call ``answer`` (JSON)."""
+    servers = []
+
+    def start(answer):
+        handler = type("Handler", (_Answering,), {"body": json.dumps(answer).encode()})
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}"
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("balance", ["12.345", "NaN", None, "lots"])
+def test_an_answer_without_a_balance_in_the_currency_is_no_balance(db, serve, balance):
+    player = seamless_operator("odd", serve({"status": "OK", "balance": balance}))[1]["p1"]
+    asked = ask_balance(journal_wallet(player))
+    assert asked.amount is None and asked.unknown == f"the operator's wallet answered no EUR balance: {balance!r}"
+
+
+def test_a_silent_wallet_costs_one_short_timeout_for_all_the_players_wallets(db, settings):
+    settings.WALLET_BALANCE_TIMEOUT_MS = 300
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        player = seamless_operator("mute", f"http://127.0.0.1:{silent.getsockname()[1]}",
+                                   currencies=("EUR", "USD"))[1]["p1"]
+        wallets = [journal_wallet(player, "EUR"), journal_wallet(player, "USD")]
+        started = time.monotonic()
+        asked = ask_balances(wallets)
+        elapsed = time.monotonic() - started
+    assert 0.3 <= elapsed < 1.5, elapsed
+    assert [asked[w.pk].amount for w in wallets] == [None, None]
+    assert all(asked[w.pk].unknown.startswith("the operator's wallet did not answer: ") for w in wallets)
