@@ -166,6 +166,14 @@ def exception_handler(exc, context):
     return response
 
 
+def refuse_repeated_query_params(request):
+    """``ValidationError`` (400 ``invalid_input``) when a query parameter of ``request`` (DRF's)
+    is given more than once: none takes the last value silently."""
+    repeated = sorted(key for key, values in request.query_params.lists() if len(values) > 1)
+    if repeated:
+        raise drf.ValidationError(f"query parameter(s) given more than once: {', '.join(repeated)[:200]}")
+
+
 class KeyThrottle(ScopedRateThrottle):
     """DRF's scoped throttle on the view's ``throttle_scope`` (``operator``, ``game_server``),
     counted per API key (``request.auth.prefix``: an operator's or a studio service account's) in

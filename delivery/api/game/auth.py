@@ -9,7 +9,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from delivery.api.common import KeyThrottle, SafeJSONParser, bearer_credential
+from delivery.api.common import KeyThrottle, SafeJSONParser, bearer_credential, refuse_repeated_query_params
 from tables.models import StudioAPIKey
 from tables.studios import check_studio_round
 
@@ -67,7 +67,8 @@ class GameAPIView(APIView):
     """Base of the game-server views: ``StudioKeyAuthentication``, ``IsGameServer``, a throttle
     per service account (scope ``game_server``, ``GAME_SERVER_API_RATE``), the strict parser and
     the error format of ``delivery.api.common``. ``studio`` is the caller's studio, ``actor()``
-    the services' actor arguments; ``own_round(pk)`` refuses another studio's round as unknown."""
+    the services' actor arguments; ``own_round(pk)`` refuses another studio's round as unknown.
+    A query parameter given more than once is refused (400 ``invalid_input``)."""
 
     authentication_classes = [StudioKeyAuthentication]
     permission_classes = [IsGameServer]
@@ -77,6 +78,10 @@ class GameAPIView(APIView):
 
     def get_exception_handler(self):
         return exception_handler
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        refuse_repeated_query_params(request)
 
     @property
     def studio(self):
