@@ -35,25 +35,37 @@ install-test: $(VENV)/.installed-test
 .env:
 	printf 'DEBUG=true\nSECRET_KEY=%s\n' "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > .env
 
-# make run: a short simulated session (`manage.py run_tables`), the demo users, then the server. The
-# reference operator wallet (the seamless demo operator east's) runs beside it on WALLET_SANDBOX_PORT,
-# its books in memory, until the server stops. With CELERY_BROKER_URL set, 2 worker processes and
-# beat run in the background too.
+# make run: a short simulated session (`manage.py run_tables`), the demo users (new passwords), then
+# the server on PORT. make serve: the server on what is there (no simulation, passwords kept). With
+# both, the reference operator wallet (the seamless demo operator east's) runs beside the server on
+# WALLET_SANDBOX_PORT, its books in memory, until the server stops; with CELERY_BROKER_URL set, 2
+# worker processes and beat too. Without a broker no beat runs (README: "What the default setup
+# does not run").
+PORT ?= 8000
 WALLET_SANDBOX_PORT ?= 8100
 RUN_ARGS ?= --rounds 25 --boundless-players 50
-run: install .env
-	$(PY) manage.py migrate --noinput
-	@set -e; \
+# The shell lines that start the background processes and stop them on exit (make run and make serve).
+START_BACKGROUND = \
 	$(PY) -m operator_wallet --port $(WALLET_SANDBOX_PORT) --secret sandbox-secret > wallet-sandbox.log 2>&1 & wallet=$$!; \
 	if [ -n "$$CELERY_BROKER_URL" ]; then \
 	  $(VENV)/bin/celery -A config worker -l warning -c 2 -n run@%h & worker=$$!; \
 	  $(VENV)/bin/celery -A config beat -l warning --pidfile= & beat=$$!; \
 	fi; \
 	trap 'kill -TERM $$wallet $$worker $$beat 2>/dev/null; wait $$wallet $$worker $$beat 2>/dev/null' EXIT INT TERM; \
-	until grep -q "operator wallet on" wallet-sandbox.log; do kill -0 $$wallet || { cat wallet-sandbox.log; exit 1; }; sleep 0.1; done; \
+	until grep -q "operator wallet on" wallet-sandbox.log; do kill -0 $$wallet || { cat wallet-sandbox.log; exit 1; }; sleep 0.1; done
+.PHONY: serve
+run: install .env
+	$(PY) manage.py migrate --noinput
+	@set -e; $(START_BACKGROUND); \
 	$(PY) manage.py run_tables --operator north,south,east --wallet-url http://127.0.0.1:$(WALLET_SANDBOX_PORT) $(RUN_ARGS); \
-	$(PY) manage.py create_demo_users; \
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py create_demo_users --url http://127.0.0.1:$(PORT); \
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+serve: install .env
+	$(PY) manage.py migrate --noinput
+	@set -e; $(START_BACKGROUND); \
+	echo "serving what is there on http://127.0.0.1:$(PORT)/admin/ (the logins of the last make run; new ones: $(PY) manage.py create_demo_users --url http://127.0.0.1:$(PORT))"; \
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 services:
 	bash tests/services.sh

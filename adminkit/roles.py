@@ -2,11 +2,12 @@
 
 - ``Viewer``: reads every operator page, changes nothing.
 - ``Dispute officer``: Viewer + works disputes (``settlement.resolve_dispute``) and makes manual
-  adjustments up to ``settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT`` (``accounts.adjust_small``).
+  adjustments within the officer's caps, each settling a dispute (``accounts.adjust_small``;
+  ``settlement.adjustments``).
 - ``Supervisor``: Dispute officer + voids and resettles rounds (``tables.void_round``,
-  ``tables.resettle_round``), makes any adjustment (``accounts.adjust_any``), acknowledges
-  alerts (``settlement.acknowledge_alert``) and sends a failing seamless wallet movement again
-  now (``wallets.retry_movement``).
+  ``tables.resettle_round``), makes any adjustment and approves another supervisor's above the
+  threshold (``accounts.adjust_any``), acknowledges alerts (``settlement.acknowledge_alert``) and
+  sends a failing seamless wallet movement again now (``wallets.retry_movement``).
 
 A role's user who is an operator's staff (``accounts.OperatorStaff``) does all this on that
 operator's rows only (``accounts.scoping``), and never voids or resettles a round (rounds are
@@ -36,7 +37,8 @@ VIEWABLE = {
                  "operatorapicall"],
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra"],
-    "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction"],
+    "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction",
+                   "adjustment"],
     "wallets": ["walletmovement"],
 }
 VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"

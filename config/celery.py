@@ -5,14 +5,59 @@ Run workers with ``celery -A config worker`` and exactly ONE beat with ``celery 
 """
 
 import gc
+import logging
 import os
 
+from billiard.exceptions import WorkerLostError
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready
+from celery.contrib.django.task import DjangoTask
+from celery.signals import task_retry, worker_process_init, worker_ready
+from celery.worker.request import Request
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+logger = logging.getLogger("config.tasks")
 
-app = Celery("config")
+
+def log_lost_task(request, exc):
+    """A WARNING naming the task, its id and arguments (a round id, a player list) whose worker
+    process died under it (``WorkerLostError``: a SIGKILL, the OOM killer): what on-call reads at
+    ``-l warning`` to find the round; the message goes back to the queue (``task_reject_on_worker_lost``).
+    And a ``task_lost`` Alert (``settlement.jobs.task_lost``) for the operators."""
+    logger.warning("task %s[%s] args=%r lost with its worker process (%s): requeued", request.name, request.id,
+                   request.args, exc)
+    from settlement.jobs import task_lost  # the app registry is ready once a worker runs tasks
+
+    try:
+        task_lost(task=request.name, task_id=request.id, args=list(request.args or ()), error=exc)
+    except Exception:
+        logger.exception("could not write the alert of lost task %s[%s]", request.name, request.id)
+
+
+class LoggedRequest(Request):
+    """A task request whose loss with its worker process is logged (``log_lost_task``)."""
+
+    def on_failure(self, exc_info, send_failed_event=True, return_ok=False):
+        if isinstance(exc_info.exception, WorkerLostError):
+            log_lost_task(self, exc_info.exception)
+        return super().on_failure(exc_info, send_failed_event=send_failed_event, return_ok=return_ok)
+
+
+class PlatformTask(DjangoTask):
+    """Every task of the platform: Celery's Django task (``delay_on_commit``) with requests as
+    ``LoggedRequest``."""
+
+    Request = LoggedRequest
+
+
+@task_retry.connect
+def log_retry(request=None, reason=None, **kwargs):
+    """A retry (after a database error: ``OperationalError``) is logged at WARNING with the task, its
+    id and arguments; Celery's own line is at INFO."""
+    logger.warning("task %s[%s] args=%r retried after %s: %s", request.task, request.id, request.args,
+                   type(reason).__name__, reason)
+
+
+app = Celery("config", task_cls=PlatformTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

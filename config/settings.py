@@ -6,6 +6,7 @@ to the real parts. ``DEBUG`` is off unless asked for, and ``SECRET_KEY`` is then
 A ``.env`` file at the project root (or ``ENV_FILE``) is read if present (``make run`` writes one).
 """
 
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -26,7 +27,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if 
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "adminkit.admin_app.StaffAdminConfig",  # django.contrib.admin; admin.site is adminkit.site's
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -40,6 +41,9 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Redoc served from our static files: /api/docs/ works offline
     "django_celery_beat",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "axes",
     "accounts",
     "wallets",
     "tables",
@@ -55,8 +59,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: answers a locked-out login
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -96,10 +102,22 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- Staff login (the admin: adminkit.site) ----------------------------------------------------------
+# Passwords are checked by axes' backend first: AXES_FAILURE_LIMIT wrong passwords for one username
+# from one address lock that pair out for AXES_COOLOFF_MINUTES (the right password included); a
+# success resets the count. Staff then give a TOTP code (django-otp); a session lasts 8 hours.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=8 * 3600)
+OTP_TOTP_ISSUER = env("OTP_TOTP_ISSUER", default="Live blackjack back office")
 
 LANGUAGE_CODE = "en-us"
 USE_I18N = True
@@ -114,9 +132,15 @@ TIME_ZONE = OPERATOR_TIME_ZONE
 # every process within that many seconds.
 PLAYER_SESSION_LIFETIME_SECONDS = env.int("PLAYER_SESSION_LIFETIME_SECONDS", default=8 * 3600)
 PLAYER_SESSION_IDLE_SECONDS = env.int("PLAYER_SESSION_IDLE_SECONDS", default=30 * 60)
-# The largest manual adjustment (absolute, in major units of any currency) a Dispute officer may
-# make; Supervisors (``accounts.adjust_any``) are not limited.
+# Manual adjustments (settlement.adjustments; absolute amounts in major units of any currency): a
+# Dispute officer makes one of at most DISPUTE_OFFICER_ADJUSTMENT_LIMIT, at most
+# DISPUTE_OFFICER_DAILY_LIMIT of their own in 24 hours, and none taking one player's wallet past
+# DISPUTE_OFFICER_PLAYER_DAILY_LIMIT in 24 hours. A Supervisor's above ADJUSTMENT_APPROVAL_THRESHOLD
+# waits for a second Supervisor's approval.
 DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))
+DISPUTE_OFFICER_DAILY_LIMIT = Decimal(env("DISPUTE_OFFICER_DAILY_LIMIT", default="500.00"))
+DISPUTE_OFFICER_PLAYER_DAILY_LIMIT = Decimal(env("DISPUTE_OFFICER_PLAYER_DAILY_LIMIT", default="200.00"))
+ADJUSTMENT_APPROVAL_THRESHOLD = Decimal(env("ADJUSTMENT_APPROVAL_THRESHOLD", default="1000.00"))
 
 # One cache for every process (throttle counters, cached RTP reports): Redis in production
 # (CACHE_URL=redis://127.0.0.1:6379/2); per-process memory for the zero-setup default.
@@ -145,7 +169,10 @@ CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips a client's own), set
+# TRUST_X_FORWARDED_PROTO=true; otherwise a client's header would make plain HTTP count as HTTPS.
+if env.bool("TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
 
 # --- REST framework -----------------------------------------------------------------------------
@@ -201,7 +228,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULER = "config.beat:AlertingScheduler"  # django-celery-beat's; a job it cannot queue is an Alert
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Game-server API (delivery.api.game) ----------------------------------------------------------

@@ -17,12 +17,13 @@ import uuid
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Sum
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from accounts.exceptions import InsufficientFunds, PlatformError
+from accounts.exceptions import InsufficientFunds, InvalidAmount, PlatformError
 from accounts.models import Account
 from accounts.scoping import is_provider, visible
 from accounts.selectors import wallet_balance
@@ -34,8 +35,16 @@ from wallets.exceptions import NotRetryable
 from wallets.models import WalletMovement
 
 from . import disputes
-from .exceptions import AdjustmentLimitExceeded, AdjustmentNotAllowed, AlreadyResettled, ReasonRequired
-from .models import Dispute
+from .adjustments import parse_adjustment
+from .audit import NUL_REFUSED
+from .exceptions import (
+    AdjustmentLimitExceeded,
+    AdjustmentNeedsDispute,
+    AdjustmentNotAllowed,
+    AlreadyResettled,
+    ReasonRequired,
+)
+from .models import Adjustment, Dispute
 from .movements import retry_movement as retry_movement_service
 from .replay import build_replay, record_diff
 from .selectors import effective_record
@@ -43,11 +52,15 @@ from .services import preview_resettle
 from .services import resettle_round as resettle_round_service
 from .voids import void_round as void_round_service
 
+#: A NUL in a reason, as the forms say it (the service's and the player API's words).
+NUL_SENTENCE = f"{NUL_REFUSED[:1].upper()}{NUL_REFUSED[1:]}."
+
 
 class ReasonForm(forms.Form):
     """Every operator action says why."""
 
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), strip=True)
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), strip=True,
+                             error_messages={"null_characters_not_allowed": NUL_SENTENCE})
 
 
 class ResettleForm(ReasonForm):
@@ -163,20 +176,32 @@ def resettle_round(request, round_id):
     return _page(request, "admin/actions/resettle_round.html", f"Resettle round {round_.title}", round_, **context)
 
 
+#: How an amount is typed: a decimal string (``accounts.money.parse_amount`` decides, in the service).
+AMOUNT_HELP = "Signed, in the currency's units, e.g. 12.50 or -5 (no exponent): > 0 credits the player, < 0 debits."
+
+
 class ResolveForm(ReasonForm):
-    """A dispute decision: upheld or rejected, the resolution (reason) and a signed adjustment."""
+    """A dispute decision: upheld or rejected, the resolution (reason) and a signed adjustment
+    (text, parsed by the service's one parser); ``confirm`` once the amount was shown against the
+    disputed stake."""
 
     decision = forms.ChoiceField(choices=[("upheld", "Upheld"), ("rejected", "Rejected")], widget=forms.RadioSelect)
-    adjustment = forms.DecimalField(required=False, max_digits=20, decimal_places=4,
-                                    help_text="Signed, in the dispute currency: > 0 credits the player, < 0 debits.")
+    adjustment = forms.CharField(required=False, max_length=40, strip=True, help_text=AMOUNT_HELP)
 
 
 class AdjustForm(ReasonForm):
-    """A manual adjustment; ``key`` is issued with the form so a double submit posts once."""
+    """A manual adjustment (the amount as text, parsed by the service) and the dispute it settles
+    (a Dispute officer must name one); ``key`` is issued with the form so a double submit posts once."""
 
-    amount = forms.DecimalField(max_digits=20, decimal_places=4,
-                                help_text="Signed: > 0 credits the player, < 0 debits.")
+    amount = forms.CharField(max_length=40, strip=True, help_text=AMOUNT_HELP)
+    dispute = forms.TypedChoiceField(coerce=int, required=False, empty_value=None,
+                                     help_text="The dispute this settles (required for a Dispute officer).")
     key = forms.CharField(widget=forms.HiddenInput)
+
+    def __init__(self, *args, disputes=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["dispute"].choices = [("", "—")] + [(d.pk, f"Dispute {d.pk} ({d.get_status_display()})")
+                                                        for d in disputes]
 
 
 def _dispute_url(dispute_id):
@@ -208,52 +233,71 @@ def dispute_note(request, dispute_id):
 
 
 def dispute_resolve(request, dispute_id):
-    """``/admin/settlement/dispute/<id>/resolve/``: uphold (with an optional adjustment, within the
-    user's adjustment limit) or reject (``settlement.disputes.decide_dispute``, which first assigns
-    an OPEN dispute to the resolver); a decided one is not offered the form. Any refusal keeps the
-    form's input. Submitting the same decision twice changes nothing."""
+    """``/admin/settlement/dispute/<id>/resolve/``: uphold (with an optional adjustment, by the
+    rules of ``settlement.adjustments``) or reject (``settlement.disputes.decide_dispute``, which
+    first assigns an OPEN dispute to the resolver); a decided one is not offered the form. An
+    adjustment is first shown against the disputed stake, and posted only once confirmed. Any
+    refusal keeps the form's input. Submitting the same decision twice changes nothing."""
     _require(request, "settlement.resolve_dispute")
     dispute = get_object_or_404(visible(request, Dispute.objects.select_related("player", "currency")), pk=dispute_id)
     decided = dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED)
     form = ResolveForm(request.POST or None)
+    context = {"form": form, "decided": decided and request.method != "POST"}
     if request.method == "POST" and form.is_valid():
+        upheld, adjustment = form.cleaned_data["decision"] == "upheld", form.cleaned_data["adjustment"] or None
         try:
-            disputes.decide_dispute(dispute=dispute.pk, upheld=form.cleaned_data["decision"] == "upheld",
-                                    resolution=form.cleaned_data["reason"],
-                                    adjustment=form.cleaned_data["adjustment"], actor=request.user)
-        except (AdjustmentLimitExceeded, AdjustmentNotAllowed) as e:
+            amount = adjustment and parse_adjustment(adjustment, dispute.currency)
+            if amount and upheld and "confirm" not in request.POST:
+                stake = dispute.bets.aggregate(total=Sum("stake"))["total"]
+                return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute,
+                             **context, confirm={"amount": amount, "stake": stake, "credit": amount > 0})
+            disputes.decide_dispute(dispute=dispute.pk, upheld=upheld, resolution=form.cleaned_data["reason"],
+                                    adjustment=adjustment, actor=request.user)
+        except (AdjustmentLimitExceeded, AdjustmentNotAllowed, InvalidAmount) as e:
             form.add_error("adjustment", _sentence(e))
         except PlatformError as e:
             form.add_error(None, f"Dispute {dispute.pk} was not resolved: "
                                  f"{_refusal(e, dispute.player, dispute.currency)}")
         else:
-            messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.")
+            messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.{_pending(dispute)}")
             return redirect(_dispute_url(dispute_id))
-    return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, form=form,
-                 decided=decided and request.method != "POST")
+    return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, **context)
+
+
+def _pending(dispute):
+    """`` The adjustment ... awaits ...`` when ``dispute``'s adjustment waits for a second supervisor."""
+    if Adjustment.objects.filter(key=dispute.adjustment_key, status=Adjustment.Status.PENDING).exists():
+        return " Its adjustment awaits a second supervisor's approval (Settlement › Adjustments)."
+    return ""
 
 
 def account_adjust(request, account_id):
     """``/admin/accounts/account/<id>/adjust/``: credit or debit a player's wallet with a reason
-    (``settlement.disputes.manual_adjustment``, within the user's adjustment limit)."""
+    (``settlement.disputes.manual_adjustment``, by the rules of ``settlement.adjustments``)."""
     if not (request.user.has_perm("accounts.adjust_small") or request.user.has_perm("accounts.adjust_any")):
         raise PermissionDenied("needs accounts.adjust_small or accounts.adjust_any")
     wallet = get_object_or_404(visible(request, Account.objects.select_related("player", "currency")), pk=account_id,
                                kind=Account.Kind.WALLET)
-    form = AdjustForm(request.POST or None, initial={"key": uuid.uuid4().hex})
+    form = AdjustForm(request.POST or None, initial={"key": uuid.uuid4().hex},
+                      disputes=wallet.player.disputes.filter(currency=wallet.currency).order_by("-pk"))
     if request.method == "POST" and form.is_valid():
-        amount = form.cleaned_data["amount"]
         try:
-            disputes.manual_adjustment(player=wallet.player, currency=wallet.currency, amount=amount,
-                                       reason=form.cleaned_data["reason"], actor=request.user,
-                                       key=form.cleaned_data["key"])
-        except AdjustmentLimitExceeded as e:
+            adjustment = disputes.manual_adjustment(
+                player=wallet.player, currency=wallet.currency, amount=form.cleaned_data["amount"],
+                reason=form.cleaned_data["reason"], actor=request.user, key=form.cleaned_data["key"],
+                dispute=form.cleaned_data["dispute"])
+        except (AdjustmentLimitExceeded, AdjustmentNeedsDispute, InvalidAmount) as e:
             form.add_error("amount", _sentence(e))
         except PlatformError as e:
             messages.error(request, f"No adjustment: {_refusal(e, wallet.player, wallet.currency)}")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
         else:
-            messages.success(request, f"Adjusted {wallet} by {format_money(amount, wallet.currency)}.")
+            shown = format_money(adjustment.amount, wallet.currency)
+            if adjustment.status == Adjustment.Status.PENDING:
+                messages.warning(request, f"Adjustment of {wallet} by {shown} awaits a second supervisor's approval "
+                                          "(Settlement › Adjustments).")
+            else:
+                messages.success(request, f"Adjusted {wallet} by {shown}.")
             return redirect(reverse("admin:accounts_account_change", args=[wallet.pk]))
     if wallet.journal:  # a seamless player: the money is at the operator's wallet
         wallet.operator_balance = ask_balance(wallet)

@@ -17,13 +17,15 @@ operator's bets of a round, are the provider's."""
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ActionForm
+from django.http import StreamingHttpResponse
 from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from accounts.admin import PAGE_ROWS
+from accounts.exceptions import PlatformError
 from accounts.models import Account, Player
-from accounts.scoping import PROVIDER, OperatorScoped, is_provider, visible
+from accounts.scoping import PROVIDER, OperatorScoped, is_provider, operator_id_of, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
 from adminkit.money import format_money
 from tables.admin import RoundAdmin, RoundColumnMixin, TableAdmin
@@ -35,10 +37,11 @@ from wallets.admin import AccountBalancePage, PlayerBalancesPage, WalletMovement
 from wallets.models import WalletMovement
 from wallets.outbox import retry_refusal
 
-from . import actions
+from . import actions, audit
+from .adjustments import approve_adjustment
 from .alerts import acknowledge_alerts
 from .exceptions import ReasonRequired
-from .models import Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
+from .models import Adjustment, Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
 from .replay import build_replay
 from .selectors import audit_trail, bet_ledger_entries
 
@@ -190,6 +193,42 @@ class AlertAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
         self.message_user(request, f"{len(done)} alert(s) acknowledged.", messages.SUCCESS)
 
 
+class ApproveForm(ActionForm):
+    reason = forms.CharField(required=False, max_length=500, help_text="Why (required to approve).")
+
+
+@admin.register(Adjustment)
+class AdjustmentAdmin(OperatorScoped, ReadOnlyAdmin):
+    """Every manual adjustment, the ones awaiting a second supervisor first; a supervisor other than
+    the one who asked approves them with a reason (``settlement.adjustments.approve_adjustment``)."""
+
+    operator_path = "wallet__operator"
+    list_display = ("id", "created_at", "wallet", "amount_shown", "status", "dispute", "requested_by", "approved_by",
+                    "memo")
+    list_filter = ("status",)
+    list_select_related = ("wallet__player", "currency", "requested_by", "approved_by")
+    ordering = ("-status", "-created_at")
+    action_form = ApproveForm
+    actions = ["approve"]
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_shown(self, adjustment):
+        return format_money(adjustment.amount, adjustment.currency, code=True)
+
+    def has_approve_permission(self, request):
+        return request.user.has_perm("accounts.adjust_any")
+
+    @admin.action(description="Approve the selected adjustments (as the second supervisor)", permissions=["approve"])
+    def approve(self, request, queryset):
+        for adjustment in queryset.filter(status=Adjustment.Status.PENDING):
+            try:
+                approve_adjustment(adjustment=adjustment, actor=request.user, reason=request.POST.get("reason", ""))
+            except PlatformError as exc:
+                self.message_user(request, f"Adjustment {adjustment.pk} not approved: {exc}.", messages.ERROR)
+            else:
+                self.message_user(request, f"Adjustment {adjustment.pk} approved and posted.", messages.SUCCESS)
+
+
 @admin.register(OperatorAction)
 class OperatorActionAdmin(OperatorScoped, ReadOnlyAdmin):
     """The audit trail: who did what, when, why. Operator staff see the rows on their operator's
@@ -269,6 +308,14 @@ class TablePage(TableAdmin):
     def get_fieldsets(self, request, obj=None):
         return self.fieldsets if is_provider(request) else TableAdmin.fieldsets
 
+    def save_model(self, request, obj, form, change):
+        """Saves the table; a change of its pay tables is audited with the old and new overrides."""
+        before = Table.objects.filter(pk=obj.pk).values_list("pay_tables", flat=True).first() if change else None
+        super().save_model(request, obj, form, change)
+        if "pay_tables" in form.changed_data:
+            audit.record(actor=request.user, action=OperatorAction.Action.EDIT_PAY_TABLES, target=obj,
+                         reason="pay tables edited on the table's page", before=before, after=obj.pay_tables)
+
     @admin.display(description="open RTP-watch alerts")
     def rtp_alerts(self, table):
         alerts = Alert.objects.filter(kind=Alert.Kind.RTP_DEVIATION, table=table, acknowledged_at__isnull=True)
@@ -300,7 +347,16 @@ class RoundPage(RoundAdmin):
 @replace_page(Bet)
 class BetPage(BetAdmin):
     """A bet's page with what a dispute needs: the bet's play and how its return was computed, its
-    round's replay, its ledger entries, its disputes and the audit trail."""
+    round's replay, its ledger entries, its disputes and the audit trail. The Bet Record's CSV
+    export is audited (who, which search)."""
+
+    def export_csv(self, request):
+        response = super().export_csv(request)
+        if isinstance(response, StreamingHttpResponse):
+            audit.record(actor=request.user, action=OperatorAction.Action.EXPORT_CSV, target=("wagering.bet", "*"),
+                         operator_id=operator_id_of(request), reason="Bet Record exported as CSV",
+                         query=request.GET.urlencode()[:2000])
+        return response
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         bet = self.get_object(request, object_id)

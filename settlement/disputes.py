@@ -3,26 +3,21 @@
 Status: OPEN → INVESTIGATING (assigned) → UPHELD (optionally with a signed adjustment posted to the
 player's wallet as ``adjust:dispute:<pk>``) or REJECTED. Operator services take ``actor`` (a user or
 a label, ``settlement.audit``) and write an ``OperatorAction``. Who may open a page or press a
-button is the admin's business; how much an operator may adjust is enforced here
-(``check_adjustment_limit``). Money is ``Decimal`` (or a decimal string) in the currency's major
+button is the admin's business; who may adjust how much is ``settlement.adjustments``'s, through
+which every adjustment passes. Money is ``Decimal`` (or a decimal string) in the currency's major
 units, never float.
 """
 
-from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.utils import timezone
 
-from accounts.locks import lock_player, lock_wallets
-from accounts.models import LedgerTransaction
+from accounts.locks import lock_player
 from accounts.money import parse_amount
 from accounts.services import house_account, wallet_for
 from wagering.models import Bet
-from wallets.port import adjust
 
 from . import audit
+from .adjustments import parse_adjustment, request_adjustment
 from .exceptions import (
-    AdjustmentLimitExceeded,
     AdjustmentNotAllowed,
     AlreadyDisputed,
     MixedCurrencies,
@@ -37,20 +32,6 @@ PENDING = (Dispute.Status.OPEN, Dispute.Status.INVESTIGATING)
 
 #: House account that manual adjustments are posted against (one per currency).
 ADJUSTMENTS_ACCOUNT = "adjustments"
-
-
-def check_adjustment_limit(user, amount):
-    """Refuse an adjustment of ``amount`` (a signed ``Decimal``, or None) by ``user``: an operator
-    with ``accounts.adjust_any`` makes any; with ``accounts.adjust_small`` (Dispute officers) up to
-    the setting ``DISPUTE_OFFICER_ADJUSTMENT_LIMIT`` in absolute value; without either, none. The
-    system (no user: the beat, a script) is not limited. Raises ``AdjustmentLimitExceeded``."""
-    if not amount or not isinstance(user, AbstractBaseUser) or user.has_perm("accounts.adjust_any"):
-        return
-    limit = settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT
-    if not user.has_perm("accounts.adjust_small"):
-        raise AdjustmentLimitExceeded("you may not make adjustments")
-    if abs(amount) > limit:
-        raise AdjustmentLimitExceeded(f"adjustments above {limit} need a supervisor")
 
 
 @transaction.atomic(durable=True)
@@ -111,13 +92,14 @@ def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, acto
     """Decide an INVESTIGATING ``dispute``: ``upheld`` True → UPHELD, and a non-zero ``adjustment``
     (signed ``Decimal``/string in the dispute currency: > 0 credits the player, < 0 debits) is posted
     through the wallet port (``wallets.port.adjust``) as ``adjust:dispute:<pk>`` against the house
-    account of the first disputed bet's table, within the actor's limit
-    (``check_adjustment_limit``); False → REJECTED (no adjustment allowed). ``resolution`` is the
-    reason (non-blank). Submitting the same decision again returns the dispute unchanged (nothing
-    posted twice). Writes an ``OperatorAction``. Returns the ``Dispute``. Raises
-    ``ReasonRequired``, ``IllegalTransition`` (an OPEN dispute: see ``decide_dispute``),
-    ``AdjustmentNotAllowed``, ``AdjustmentLimitExceeded``, ``InvalidAmount``, ``InsufficientFunds``
-    (a debit the wallet cannot cover)."""
+    account of the first disputed bet's table, by the rules of ``settlement.adjustments`` (a
+    supervisor's above the approval threshold waits for a second supervisor); False → REJECTED (no
+    adjustment allowed). ``resolution`` is the reason (non-blank). Submitting the same decision
+    again returns the dispute unchanged (nothing posted twice). Writes an ``OperatorAction``.
+    Returns the ``Dispute``. Raises ``ReasonRequired``, ``IllegalTransition`` (an OPEN dispute: see
+    ``decide_dispute``), ``AdjustmentNotAllowed``, ``AdjustmentLimitExceeded``,
+    ``AdjustmentNeedsDispute``, ``InvalidAmount``, ``InsufficientFunds`` (a debit the wallet cannot
+    cover)."""
     return _resolve_locked(lock_dispute(dispute), upheld, resolution, adjustment, actor, actor_user)
 
 
@@ -127,8 +109,7 @@ def decide_dispute(*, dispute, upheld, resolution, adjustment=None, actor):
     an OPEN dispute first assigned to them (INVESTIGATING, audited) in the same transaction, so a
     refusal leaves it unassigned. Same arguments, result and errors as ``resolve_dispute``."""
     dispute = lock_dispute(dispute)
-    if dispute.status == Dispute.Status.OPEN:  # refused before the assignment is written
-        check_adjustment_limit(actor, _adjustment_of(dispute, upheld, adjustment))
+    if dispute.status == Dispute.Status.OPEN:
         _assign_locked(dispute, actor, actor, None)
     return _resolve_locked(dispute, upheld, resolution, adjustment, actor, None)
 
@@ -152,7 +133,6 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     amount = _adjustment_of(dispute, upheld, adjustment)
     if dispute.status == status and dispute.adjustment == amount:
         return dispute
-    check_adjustment_limit(user, amount)
     if dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED):
         raise AdjustmentNotAllowed(f"dispute {dispute.pk} was already decided {dispute.status}")
     dispute.transition(status)
@@ -161,10 +141,11 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
     if amount:
         table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
-        adjust(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
-               house=house_account(name=table.house_name, currency=dispute.currency_id,
-                                   operator=dispute.player.operator_id),
-               amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}")
+        request_adjustment(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
+                           house=house_account(name=table.house_name, currency=dispute.currency_id,
+                                               operator=dispute.player.operator_id),
+                           amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}",
+                           actor=label, actor_user=user, dispute=dispute, audited=False)
     audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
                  operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
                  adjustment=None if amount is None else str(amount))
@@ -172,25 +153,20 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
 
 
 @transaction.atomic(durable=True)
-def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_user=None):
+def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_user=None, dispute=None):
     """Credit (``amount`` > 0) or debit (< 0) ``player``'s wallet in ``currency`` (a ``Currency`` or
     code) against the house account ``adjustments``, under ledger key ``adjust:manual:<key>``
     (``key``: the caller's idempotency key; the same key again posts nothing and writes no second
-    audit row), within the actor's limit (``check_adjustment_limit``). Writes an
-    ``OperatorAction``. Returns the ``LedgerTransaction``. Raises ``ReasonRequired``,
-    ``InvalidAmount``, ``AdjustmentLimitExceeded``, ``InsufficientFunds``, ``IdempotencyConflict``."""
+    audit row), by the rules of ``settlement.adjustments`` (``dispute``: the ``Dispute`` or pk it
+    settles, which a Dispute officer must name). Returns the ``Adjustment`` (POSTED, or PENDING a
+    second supervisor). Raises ``ReasonRequired``, ``InvalidAmount``, ``AdjustmentLimitExceeded``,
+    ``AdjustmentNeedsDispute``, ``InsufficientFunds``, ``IdempotencyConflict``."""
     reason = audit.require_reason(reason)
     wallet = wallet_for(player=player, currency=currency)
-    wallet = lock_wallets({player.pk}, wallet.currency)[player.pk]
-    value = parse_amount(amount, wallet.currency.minor_units, allow_negative=True)
-    check_adjustment_limit(audit.actor_fields(actor, actor_user)[1], value)
-    ledger_key = f"adjust:manual:{key}"
-    existed = LedgerTransaction.objects.filter(key=ledger_key).exists()
-    txn = adjust(wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id,
-                                                    operator=wallet.operator_id),
-                 amount=value, key=ledger_key, memo=reason)
-    if not existed:
-        audit.record(actor=actor, actor_user=actor_user, action=OperatorAction.Action.MANUAL_ADJUSTMENT,
-                     target=wallet, operator_id=wallet.operator_id, reason=reason, key=ledger_key, amount=str(value),
-                     at=timezone.now().isoformat())
-    return txn
+    value = parse_adjustment(amount, wallet.currency)
+    if dispute is not None and not isinstance(dispute, Dispute):
+        dispute = Dispute.objects.filter(pk=dispute).first()
+    return request_adjustment(
+        wallet=wallet, house=house_account(name=ADJUSTMENTS_ACCOUNT, currency=wallet.currency_id,
+                                           operator=wallet.operator_id),
+        amount=value, key=f"adjust:manual:{key}", memo=reason, actor=actor, actor_user=actor_user, dispute=dispute)

@@ -59,8 +59,24 @@ class AlreadyResettled(ServiceError):
 
 
 class AdjustmentLimitExceeded(DisputeError):
-    """An adjustment beyond what the acting operator may make: a Dispute officer's limit
-    (``DISPUTE_OFFICER_ADJUSTMENT_LIMIT``), or any adjustment without an adjustment permission."""
+    """An adjustment beyond what the acting operator may make: a Dispute officer's limits (per
+    adjustment, per day, per player per day: ``DISPUTE_OFFICER_*``), or any adjustment without an
+    adjustment permission."""
 
     code = "adjustment_limit_exceeded"
+    status = 403
+
+
+class AdjustmentNeedsDispute(DisputeError):
+    """A Dispute officer's adjustment names no dispute of the wallet's player in its currency."""
+
+    code = "adjustment_needs_dispute"
+    status = 409
+
+
+class ApprovalRefused(DisputeError):
+    """An approval of an adjustment by someone who may not give it: not a supervisor, or the
+    supervisor who asked for it (a second supervisor approves)."""
+
+    code = "adjustment_approval_refused"
     status = 403

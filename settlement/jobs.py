@@ -82,3 +82,38 @@ def watch_wallets(*, now=None):
                .values_list("pk", flat=True))
     cleared = open_alerts.filter(pk__in=[a.pk for pk, a in alerted.items() if pk in done]).update(acknowledged_at=now)
     return len(new), cleared
+
+
+def beat_job_failed(*, job, task, error):
+    """Beat could not queue ``job`` (its schedule entry's name; ``task`` the task's name) because of
+    ``error`` (the broker down): one open critical ``beat_job_failing`` Alert per job, counting the
+    failed ticks and keeping the last error. Returns the Alert."""
+    alert = (Alert.objects.filter(kind=Alert.Kind.BEAT_JOB_FAILING, acknowledged_at__isnull=True,
+                                  payload__job=job).order_by("pk").first())
+    if alert is None:
+        return Alert.objects.create(kind=Alert.Kind.BEAT_JOB_FAILING, severity=Alert.Severity.CRITICAL,
+                                    message=f"beat could not queue {job} ({task}): {error}",
+                                    payload={"job": job, "task": task, "failures": 1})
+    alert.payload = {**alert.payload, "failures": alert.payload.get("failures", 1) + 1}
+    alert.message = f"beat could not queue {job} ({task}) {alert.payload['failures']} times, last: {error}"
+    alert.save(update_fields=["payload", "message"])
+    return alert
+
+
+def beat_job_queued(*, job, now=None):
+    """Beat queued ``job`` again: its open ``beat_job_failing`` Alert is cleared (acknowledged, by
+    the system). Returns the number cleared."""
+    return (Alert.objects.filter(kind=Alert.Kind.BEAT_JOB_FAILING, acknowledged_at__isnull=True, payload__job=job)
+            .update(acknowledged_at=now or timezone.now()))
+
+
+def task_lost(*, task, task_id, args, error):
+    """A worker process died under task ``task_id`` (``task`` its name, ``args`` its arguments: the
+    round) and the message went back to the queue: one critical ``task_lost`` Alert, which the
+    operator acknowledges once the cause (a crash, the OOM killer) is known. Returns the Alert."""
+    round_id = args[0] if task == "settlement.settle_round" and args and isinstance(args[0], int) else None
+    return Alert.objects.create(
+        kind=Alert.Kind.TASK_LOST, severity=Alert.Severity.CRITICAL,
+        round=Round.objects.filter(pk=round_id).first() if round_id else None,
+        message=f"a worker process died under {task}[{task_id}] args={args!r} ({error}); the task was requeued",
+        payload={"task": task, "id": task_id, "args": repr(args)[:500]})

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from accounts.models import MONEY, Currency, Operator, Player
+from accounts.models import MONEY, Currency, ImmutableModel, Operator, Player
 from tables.exceptions import IllegalTransition
 from tables.models import Round, Table
 from wagering.models import Bet
@@ -73,6 +73,8 @@ class Alert(models.Model):
         NEGATIVE_WALLET = "negative_wallet", "Wallet negative after a reversal"
         RTP_DEVIATION = "rtp_deviation", "Observed RTP off the theoretical figure"
         WALLET_FAILING = "wallet_failing", "An operator's wallet keeps failing a movement"
+        BEAT_JOB_FAILING = "beat_job_failing", "A beat job could not be queued"
+        TASK_LOST = "task_lost", "A worker process died under a task"
 
     class Severity(models.TextChoices):
         INFO = "info", "Info"
@@ -171,14 +173,16 @@ class DisputeNote(models.Model):
         return f"note {self.pk} on dispute {self.dispute_id}"
 
 
-class OperatorAction(models.Model):
+class OperatorAction(ImmutableModel):
     """Audit row of one operator action (docs/architecture.md: who, when, what, why), written by the service
     that performs it (``settlement.audit.record``). ``actor`` is the Django user (None for the system,
     e.g. the beat voiding a round suspended too long), ``actor_label`` a readable name
     (``operator:<username>``, ``system``, ``game-server:<user>``). ``target_model`` is a model label
-    (``tables.round``), ``target_pk`` its primary key as a string. ``operator``: the operator whose
+    (``tables.round``), ``target_pk`` its primary key as a string (``*``: a search, as a CSV
+    export's). ``operator``: the operator whose
     object it acted on (a dispute's, a wallet's, a player's alert's), whose staff see the row; None
-    for the provider's (a round, shared by every operator). ``payload``: JSON, money as strings."""
+    for the provider's (a round, shared by every operator). ``payload``: JSON, money as strings.
+    Rows are immutable, as the ledger's (``save``/``delete`` refuse; a trigger on PostgreSQL)."""
 
     class Action(models.TextChoices):
         VOID_ROUND = "void_round", "Void round"
@@ -189,6 +193,12 @@ class OperatorAction(models.Model):
         MANUAL_ADJUSTMENT = "manual_adjustment", "Manual adjustment"
         ACKNOWLEDGE_ALERT = "acknowledge_alert", "Acknowledge alert"
         RETRY_MOVEMENT = "retry_movement", "Retry wallet movement"
+        REQUEST_ADJUSTMENT = "request_adjustment", "Request adjustment (awaiting approval)"
+        APPROVE_ADJUSTMENT = "approve_adjustment", "Approve adjustment"
+        LOGIN = "login", "Sign in to the admin"
+        LOGIN_FAILED = "login_failed", "Failed sign-in to the admin"
+        EXPORT_CSV = "export_csv", "Export CSV"
+        EDIT_PAY_TABLES = "edit_pay_tables", "Edit pay tables"
 
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                               related_name="operator_actions")
@@ -208,3 +218,38 @@ class OperatorAction(models.Model):
 
     def __str__(self):
         return f"{self.actor_label} {self.action} {self.target_model}:{self.target_pk}"
+
+
+class Adjustment(models.Model):
+    """A signed adjustment of a player's ``wallet`` (``amount`` > 0 credits the player, < 0
+    debits, in the currency's minor units) against ``house``, under ledger key ``key``, asked for
+    by ``requested_by`` (None: the system): POSTED when it was within their limits, PENDING a
+    second supervisor's approval (``approved_by``) above ``ADJUSTMENT_APPROVAL_THRESHOLD``
+    (``settlement.adjustments``). ``dispute``: the dispute it settles, if any."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Awaiting a second supervisor"
+        POSTED = "posted", "Posted"
+
+    wallet = models.ForeignKey("accounts.Account", on_delete=models.PROTECT, related_name="+")
+    house = models.ForeignKey("accounts.Account", on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(**MONEY)
+    key = models.CharField(max_length=200, unique=True)
+    memo = models.TextField()
+    dispute = models.ForeignKey(Dispute, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    posted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["requested_by", "created_at"], name="adjustment_by_day"),
+                   models.Index(fields=["wallet", "created_at"], name="adjustment_wallet_day")]
+
+    def __str__(self):
+        return f"adjustment {self.pk} of {self.amount} {self.currency_id} ({self.status})"

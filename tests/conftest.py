@@ -72,6 +72,14 @@ def schema_settings(settings):
         signal.connect(close_old_connections)
 
 
+@pytest.fixture
+def admin_client(client, admin_user):
+    """pytest-django's ``admin_client``, verified by a TOTP device as the admin requires."""
+    from tests.factories import otp_login
+
+    return otp_login(client, admin_user)
+
+
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory):
     """One reference operator wallet process (``python -m operator_wallet``) for a module's tests;

@@ -179,3 +179,31 @@ def scan(round_id, record):
     from tables.services import report_play
 
     report_play(round_id=round_id, events=scan_events(record), actor="test")
+
+
+def totp_device(user):
+    """``user``'s confirmed TOTP device (created if missing), as the admin's enrolment leaves it."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return (TOTPDevice.objects.filter(user=user, confirmed=True).first()
+            or TOTPDevice.objects.create(user=user, name="test", confirmed=True))
+
+
+def totp_code(device, offset=0):
+    """The code ``device`` shows now (``offset`` steps later)."""
+    from django_otp.oath import totp
+
+    return str(totp(device.bin_key, device.step, device.t0, device.digits, device.drift + offset)).zfill(device.digits)
+
+
+def otp_login(client, user):
+    """Sign ``user`` in on the test ``client`` as the admin requires: a session verified by a
+    confirmed TOTP device (``django_otp.login``'s session key). Returns the client."""
+    from django_otp import DEVICE_ID_SESSION_KEY
+
+    device = totp_device(user)
+    client.force_login(user)
+    session = client.session
+    session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+    session.save()
+    return client

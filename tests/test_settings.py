@@ -40,3 +40,22 @@ def test_runtime_requirements_ship_no_test_tools():
     assert not runtime & {"pytest", "pytest-django", "playwright", "schemathesis", "hypothesis", "faker",
                           "factory-boy", "factory_boy", "ruff", "grimp"}
     assert "-r requirements.txt" in (root / "requirements-test.txt").read_text().splitlines()
+
+
+def test_x_forwarded_proto_is_believed_only_when_configured():
+    show = ("shell", "-c", "from django.conf import settings; print(settings.SECURE_PROXY_SSL_HEADER)")
+    assert manage(*show, env=PRODUCTION).stdout.strip().endswith("None")
+    trusted = manage(*show, env={**PRODUCTION, "TRUST_X_FORWARDED_PROTO": "true"})
+    assert trusted.stdout.strip().endswith("('HTTP_X_FORWARDED_PROTO', 'https')"), trusted.stderr
+
+
+def make_dry_run(*args):
+    return subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+
+
+def test_make_serve_serves_what_is_there_on_port():
+    serve = make_dry_run("serve", "PORT=8611")
+    assert "runserver 127.0.0.1:8611" in serve and "http://127.0.0.1:8611/admin/" in serve
+    assert "run_tables" not in serve and "create_demo_users --url" not in serve.split("echo")[0]
+    run = make_dry_run("run", "PORT=8611")
+    assert "create_demo_users --url http://127.0.0.1:8611" in run and "runserver 127.0.0.1:8611" in run

@@ -1,5 +1,6 @@
-"""The game server's calls to the platform's services: a call that loses a database deadlock
-(``OperationalError``, its transaction rolled back) is sent again, as a studio resends a request
+"""The game server's calls to the platform's services: a call that fails on a database error
+(``OperationalError``: a lost deadlock, a lock timeout, a connection lost to a database restart;
+its transaction rolled back) is sent again, as a studio resends a request
 with the same idempotency key; the retries are counted (``RETRIES``) and shown in the report."""
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.db import OperationalError
 
 ACTOR = "game-server:simulator"
 ATTEMPTS = 5
-#: Retries per service name across the process (reported; each one is a lost deadlock).
+#: Retries per service name across the process (reported; each one followed a database error).
 RETRIES: dict = {}
 
 

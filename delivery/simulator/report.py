@@ -187,7 +187,7 @@ def format_report(report: Report, result) -> str:
     add(f"Seats refused (RULES 9): {len(stats.refusals)} (" + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items()))
         + ")" + (f", e.g. {stats.refusals[0][1]} at {stats.refusals[0][0]}: {stats.refusals[0][3]}; "
                  "they bet behind instead" if stats.refusals else ""))
-    add("Calls retried after losing a database deadlock: "
+    add("Calls retried after a database error (a deadlock, a lock timeout, a lost connection): "
         + (", ".join(f"{k} {n}" for k, n in sorted(RETRIES.items())) or "none"))
     add("Bets rejected by the platform: "
         + (", ".join(f"{k} {n}" for k, n in sorted(stats.rejected.items())) or "none"))

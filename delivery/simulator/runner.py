@@ -82,7 +82,8 @@ def run_simulation(config: SimConfig, progress: bool = True) -> SimulationResult
         games[table.code] = TableGame(table, players, config, table_rng, stats,
                                       Round.objects.filter(table=table).count())
     start = time.monotonic()
-    with tqdm(total=config.rounds * len(games), disable=not progress, unit="round", desc="dealing") as bar:
+    with tqdm(total=config.rounds * len(games), disable=not progress, unit="round", desc="dealing",
+              leave=False) as bar:  # erased when done: the report follows
         for _ in range(config.rounds):
             for game in games.values():
                 game.play_round()

@@ -13,12 +13,11 @@ from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.disputes import assign_dispute, open_dispute
 from settlement.models import Dispute, OperatorAction, RoundCorrection
 from tables.models import Round
-from tests.factories import make_operator
+from tests.factories import make_operator, otp_login
 
 
 def _client(client, user):
-    client.force_login(user)
-    return client
+    return otp_login(client, user)
 
 
 def _wallet(player):
@@ -114,7 +113,7 @@ def test_resolve_dispute_with_adjustment_is_idempotent(client, settled_round, of
     c = _client(client, officer)
     url = reverse("admin:settlement_dispute_resolve", args=[dispute.pk])
     for _ in range(2):
-        assert c.post(url, {"decision": "upheld", "adjustment": "10.00",
+        assert c.post(url, {"decision": "upheld", "adjustment": "10.00", "confirm": "1",
                             "reason": "video shows a push"}).status_code == 302
     dispute.refresh_from_db()
     assert dispute.status == Dispute.Status.UPHELD and dispute.adjustment == Decimal("10.00")
@@ -132,8 +131,10 @@ def test_adjustment_limit_by_role(client, settled_round, officer, supervisor):
     page = _client(client, officer).post(url, over)
     assert page.status_code == 200 and "need a supervisor" in page.content.decode()
     assert _wallet(bets[2].player).balance == Decimal("90.00")
+    dispute = open_dispute(player=bets[2].player, bets=[bets[2]], reason="credited twice")
     for _ in range(2):  # a double submit carries the same form key
-        assert client.post(url, {"amount": "-5.00", "reason": "duplicate credit", "key": "k-small"}).status_code == 302
+        assert client.post(url, {"amount": "-5.00", "reason": "duplicate credit", "key": "k-small",
+                                 "dispute": dispute.pk}).status_code == 302
     assert _wallet(bets[2].player).balance == Decimal("85.00")
     assert OperatorAction.objects.filter(action="manual_adjustment").count() == 1
     assert _client(client, supervisor).post(url, over).status_code == 302

@@ -6,7 +6,7 @@ import pytest
 from settlement.alerts import acknowledge_alerts
 from settlement.exceptions import ReasonRequired
 from settlement.models import Alert, OperatorAction
-from tests.factories import OPERATOR_PASSWORD as PASSWORD
+from tests.factories import otp_login
 
 pytestmark = pytest.mark.django_db
 URL = "/admin/settlement/alert/"
@@ -17,7 +17,7 @@ def open_alerts(n):
 
 
 def acknowledge(client, user, alerts, reason):
-    client.login(username=user.username, password=PASSWORD)
+    otp_login(client, user)
     return client.post(URL, {"action": "acknowledge", "reason": reason,
                              "_selected_action": [a.pk for a in alerts]}, follow=True)
 
@@ -45,7 +45,7 @@ def test_no_reason_no_acknowledgement(client, supervisor):
 
 def test_a_viewer_cannot_acknowledge(client, viewer):
     alerts = open_alerts(1)
-    client.login(username=viewer.username, password=PASSWORD)
+    otp_login(client, viewer)
     assert "acknowledge" not in client.get(URL).content.decode().split('name="action"')[-1][:400]
     acknowledge(client, viewer, alerts, "not mine to do")
     assert Alert.objects.get().acknowledged_at is None and not OperatorAction.objects.exists()

@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from accounts.models import Account
@@ -17,7 +18,7 @@ from settlement.disputes import open_dispute
 from settlement.models import Dispute, OperatorAction
 from tests.admin.conftest import play_boundless_round, staff_of, two_operators
 from tests.factories import OPERATOR_PASSWORD as PASSWORD
-from tests.factories import make_operator
+from tests.factories import make_operator, totp_code, totp_device
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -31,6 +32,7 @@ def _log_in(page, url, username):
     page.goto(f"{url}/admin/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
+    page.fill("#id_otp_token", totp_code(totp_device(get_user_model().objects.get(username=username))))
     page.click("input[type=submit]")
 
 
@@ -73,6 +75,8 @@ def test_dispute_officer_resolves_a_dispute_in_a_browser(live_server, transactio
         page.fill("#resolve-form [name=reason]", "video shows the dealer's 7 was a 6: push")
         page.screenshot(path=ARTIFACTS / "5-dispute-resolve.png", full_page=True)
         page.click("#resolve-form input[type=submit]")
+        expect(page.locator("#adjustment-confirm")).to_contain_text("The disputed stake is 10.00 EUR")
+        page.click("#confirm-form input[name=confirm]")
         expect(page.locator(".messagelist")).to_contain_text("upheld")
         page.screenshot(path=ARTIFACTS / "6-dispute-resolved.png", full_page=True)
         browser.close()

@@ -9,13 +9,12 @@ from django.urls import reverse
 
 from tables.models import Table
 from tests.admin.conftest import lists_bet, play_boundless_round
-from tests.factories import BoundlessTableFactory, CurrencyFactory, PremiumTableFactory
+from tests.factories import BoundlessTableFactory, CurrencyFactory, PremiumTableFactory, otp_login
 
 
 @pytest.fixture
 def admin_client_(client, admin_user):
-    client.force_login(admin_user)
-    return client
+    return otp_login(client, admin_user)
 
 
 def test_bet_page_shows_what_a_dispute_needs(admin_client_, settled_round):

@@ -17,15 +17,14 @@ from settlement.disputes import open_dispute
 from settlement.models import Alert, Dispute
 from tables.models import RoundEvent, TheoreticalRtp
 from tests.admin.conftest import lists_bet, play_boundless_round
-from tests.factories import BoundlessTableFactory, PremiumTableFactory
+from tests.factories import BoundlessTableFactory, PremiumTableFactory, otp_login
 
 BETS = "admin:wagering_bet_changelist"
 
 
 @pytest.fixture
 def admin_client_(client, admin_user):
-    client.force_login(admin_user)
-    return client
+    return otp_login(client, admin_user)
 
 
 def _messages(response):
@@ -144,7 +143,8 @@ def test_resolving_an_open_dispute_assigns_it_first(admin_client_, settled_round
     dispute = open_dispute(player=bets[1].player, bets=[bets[1]], reason="I should have won")
     url = reverse("admin:settlement_dispute_resolve", args=[dispute.pk])
     assert 'id="resolve-form"' in admin_client_.get(url).content.decode()
-    assert admin_client_.post(url, {"decision": "upheld", "adjustment": "5.00", "reason": "video"}).status_code == 302
+    assert admin_client_.post(url, {"decision": "upheld", "adjustment": "5.00", "reason": "video",
+                                    "confirm": "1"}).status_code == 302
     dispute.refresh_from_db()
     assert dispute.status == Dispute.Status.UPHELD and dispute.assignee == admin_user
     page = admin_client_.get(url).content.decode()
@@ -167,7 +167,7 @@ def test_a_refused_resolution_keeps_the_input(admin_client_, settled_round):
     round_, bets = settled_round
     dispute = open_dispute(player=bets[1].player, bets=[bets[1]], reason="I should have won")
     url = reverse("admin:settlement_dispute_resolve", args=[dispute.pk])
-    page = admin_client_.post(url, {"decision": "upheld", "adjustment": "-100000.00",
+    page = admin_client_.post(url, {"decision": "upheld", "adjustment": "-500.00", "confirm": "1",
                                     "reason": "a debit too big"}).content.decode()
     assert "was not resolved" in page and "a debit too big" in page
     wallet = Account.objects.select_related("currency").get(player=bets[1].player, currency="EUR")

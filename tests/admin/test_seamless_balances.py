@@ -12,7 +12,7 @@ from django.utils.html import strip_tags
 
 from accounts.models import Account
 from adminkit.roles import SUPERVISOR
-from tests.factories import PlayerFactory, make_operator
+from tests.factories import PlayerFactory, make_operator, otp_login
 from tests.wallets.seamless import adjustment, journal_wallet, seamless_operator
 
 pytestmark = pytest.mark.django_db
@@ -27,8 +27,7 @@ def _words(client, url, **query):
 
 @pytest.fixture
 def supervisor(client):
-    client.force_login(make_operator(SUPERVISOR))
-    return client
+    return otp_login(client, make_operator(SUPERVISOR))
 
 
 @pytest.fixture

@@ -47,10 +47,10 @@ def test_the_superuser_sees_no_raw_key_on_any_page(client):
     """DRF's token page (every token's raw key) is not in the admin; a game-server key's page shows
     its prefix only (the key is shown once, when created; its hash and signing secret never)."""
     from tables.studios import create_service_key
-    from tests.factories import UserFactory
+    from tests.factories import UserFactory, otp_login
 
     admin = UserFactory(is_staff=True, is_superuser=True)
-    client.force_login(admin)
+    otp_login(client, admin)
     key, raw, secret = create_service_key(studio="default", name="studio-a", signed=True)
     assert client.get("/admin/authtoken/tokenproxy/").status_code == 404
     for url in ("/admin/tables/studioapikey/", f"/admin/tables/studioapikey/{key.prefix}/change/",

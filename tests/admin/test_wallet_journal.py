@@ -16,7 +16,7 @@ from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.jobs import watch_wallets
 from settlement.models import Alert, OperatorAction
 from tests.admin.conftest import staff_of
-from tests.factories import OPERATOR_PASSWORD, PlayerFactory, make_operator
+from tests.factories import PlayerFactory, make_operator, otp_login
 from tests.wallets.seamless import adjustment, attempt, failing_credit, seamless_operator
 from wallets import outbox
 from wallets.models import WalletMovement
@@ -31,7 +31,7 @@ def _url(name, *args):
 
 def _page(client, user, url, **query):
     """``(response, its text)``: the HTML with entities unescaped."""
-    client.force_login(user)
+    otp_login(client, user)
     response = client.get(url, query)
     return response, unescape(response.content.decode())
 
@@ -103,7 +103,7 @@ def test_the_list_filters_and_searches_by_operator_state_call_kind_key_round_and
 
 
 def test_the_list_never_counts_and_stays_bounded(client, seas, django_assert_max_num_queries):
-    client.force_login(seas.provider)
+    otp_login(client, seas.provider)
     for query in ({}, {"state__exact": "pending"}, {"q": "alpha-p1"}, {"operator__id__exact": seas.a.pk}):
         with django_assert_max_num_queries(10) as queries:
             assert client.get(_url("wallets_walletmovement_changelist"), query).status_code == 200
@@ -160,7 +160,7 @@ def test_the_console_of_an_operator_without_a_seamless_wallet_is_not_found(clien
 # --- Retry now -------------------------------------------------------------------------------------
 
 def _retry(client, user, movement, reason="the operator fixed its wallet"):
-    client.force_login(user)
+    otp_login(client, user)
     return client.post(_url("wallets_walletmovement_retry", movement.pk), {"reason": reason}, follow=True)
 
 
@@ -228,9 +228,9 @@ def test_a_movement_that_cannot_be_retried_is_refused_with_why(client, seas):
 
 def test_retry_is_a_post_with_csrf(client, seas):
     url = _url("wallets_walletmovement_retry", seas.a_failed.pk)
-    client.force_login(seas.provider)
+    otp_login(client, seas.provider)
     assert client.get(url).status_code == 405
     strict = Client(enforce_csrf_checks=True)
-    strict.login(username="provider_supervisor", password=OPERATOR_PASSWORD)
+    otp_login(strict, seas.provider)
     assert strict.post(url, {"reason": "no token"}).status_code == 403
     assert WalletMovement.objects.get(pk=seas.a_failed.pk).state == State.FAILED

@@ -28,12 +28,14 @@ def main():
     from django.test import Client
     from django.test.utils import CaptureQueriesContext, setup_test_environment
 
+    from tests.factories import otp_login
+
     setup_test_environment()  # the test Client's host is allowed
     loaded = ensure_bets(1_000_000)
     user, _ = get_user_model().objects.get_or_create(username="bench-admin", defaults={"is_staff": True,
                                                                                        "is_superuser": True})
     client = Client()
-    client.force_login(user)
+    otp_login(client, user)
     day = time.strftime("%Y-%m-%d")
     pages = {
         "Bet Record, first page": "/admin/wagering/bet/",

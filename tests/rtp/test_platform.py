@@ -14,7 +14,7 @@ from tables.engine import ruleset
 from tables.engine.rtp.cli import format_report
 from tables.models import Table, TheoreticalRtp
 from tables.tasks import compute_table_rtp
-from tests.factories import PremiumTableFactory, UserFactory
+from tests.factories import PremiumTableFactory, UserFactory, otp_login
 
 pytestmark = pytest.mark.django_db
 
@@ -59,8 +59,7 @@ def test_management_command_prints_the_tables_own_pay_tables():
 @pytest.fixture
 def admin_client(client):
     user = UserFactory(is_staff=True, is_superuser=True)
-    client.force_login(user)
-    return client
+    return otp_login(client, user)
 
 
 def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(admin_client,

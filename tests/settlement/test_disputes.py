@@ -94,20 +94,22 @@ def test_manual_adjustment_is_idempotent_on_its_key_and_audited():
         disputes.manual_adjustment(player=player, currency="EUR", amount="1.00", reason="", actor=operator, key="t-8")
 
 
-def test_adjustments_stay_within_the_operators_limit(settings):
+def test_adjustments_stay_within_the_operators_limit(settings, disputed):
     """The service enforces the limits, whatever page or script calls it: a Dispute officer up to
     DISPUTE_OFFICER_ADJUSTMENT_LIMIT, a supervisor any amount, a user without either none."""
     settings.DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal("100.00")
-    player = PlayerFactory(funded="10.00")
+    player, own, _ = disputed
+    before = balance(player)
+    dispute = disputes.open_dispute(player=player, bets=[own], reason="the dealer had 16")
     officer, boss, nobody = make_operator(DISPUTE_OFFICER), make_operator(SUPERVISOR), UserFactory()
     disputes.manual_adjustment(player=player, currency="EUR", amount="100.00", reason="goodwill", actor=officer,
-                               key="a")
+                               key="a", dispute=dispute)
     for actor, amount in ((officer, "100.01"), (officer, "-100.01"), (nobody, "0.01")):
         with pytest.raises(AdjustmentLimitExceeded):
             disputes.manual_adjustment(player=player, currency="EUR", amount=amount, reason="goodwill", actor=actor,
                                        key=f"{actor.pk}:{amount}")
     disputes.manual_adjustment(player=player, currency="EUR", amount="500.00", reason="goodwill", actor=boss, key="b")
-    assert balance(player) == Decimal("610.00")
+    assert balance(player) == before + Decimal("600.00")
     assert OperatorAction.objects.filter(action="manual_adjustment").count() == 2
 
 

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from accounts.models import Account, LedgerEntry
 from accounts.money import amount_string
 from delivery.api.common import StrictCharField, StrictIntegerField
-from settlement.audit import MAX_REASON
+from settlement.audit import MAX_REASON, NUL_REFUSED
 from settlement.models import Dispute
 from wagering.models import Bet, BetExtra, bet_money
 
@@ -312,8 +312,18 @@ class DisputeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ReasonField(StrictCharField):
+    """A reason (``REASON_PATTERN``): a NUL gets one answer, ``NUL_REFUSED`` (as the admin gives),
+    not the pattern's and DRF's run together."""
+
+    def run_validators(self, value):
+        if "\x00" in value:
+            raise serializers.ValidationError(NUL_REFUSED, code="null_characters_not_allowed")
+        super().run_validators(value)
+
+
 class DisputeRequestSerializer(serializers.Serializer):
     bets = serializers.ListField(child=StrictIntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = StrictCharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
+    reason = ReasonField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
                                    help_text="What is wrong, in your words.")

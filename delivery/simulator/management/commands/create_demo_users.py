@@ -27,7 +27,8 @@ class Command(BaseCommand):
     help = ("Create (or refresh) the demo logins: the provider's operator (superuser, Supervisor), a Supervisor "
             f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a new "
             f"game-server API key of the {DEFAULT_STUDIO} studio and a new operator API key of {BRAND}; print "
-            "them. Each run sets new random passwords and new keys (shown once); the player's token stays.")
+            "them. Each run sets new random passwords and new keys (shown once); the player's token and the "
+            "staff's TOTP devices stay.")
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's address, for the examples")
@@ -56,6 +57,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Provider operator: {OPERATOR} / {passwords[OPERATOR]}  (admin: {url}/admin/, sees every brand)\n"
             f"{brand.name} staff:  {BRAND_STAFF} / {passwords[BRAND_STAFF]}  (admin: sees {BRAND}'s players only)\n"
+            f"  Staff sign in with a one-time code too: at the first login the admin opens {url}/admin/otp/enrol/,\n"
+            f"  which shows the account's key and QR code for an authenticator app (or: oathtool --totp -b <key>).\n"
             f"Demo player:   {player.game_code}  API token: {token.key}\n"
             f"  e.g. curl -H 'Authorization: Token {token.key}' {url}/api/v1/bets/\n"
             f"Game-server API key of studio {DEFAULT_STUDIO} ({GAME_SERVER}, new each run): {server_key}\n"

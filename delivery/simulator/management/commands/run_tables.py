@@ -1,4 +1,8 @@
-"""``python manage.py run_tables``: the table simulator (a stand-in game server), then its report."""
+"""``python manage.py run_tables``: the table simulator (a stand-in game server), then its report
+on stdout; the libraries' warnings during the run come after it on stderr, each once with its count."""
+
+import warnings
+from collections import Counter
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -58,9 +62,14 @@ class Command(BaseCommand):
         known = set(Operator.objects.filter(code__in=config.operators).values_list("code", flat=True))
         if unknown := set(config.operators) - known - DEMO_OPERATORS.keys():
             raise CommandError(f"no operator {', '.join(sorted(unknown))}: create it with manage.py create_operator")
-        result = run_simulation(config, progress=not o["no_progress"])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = run_simulation(config, progress=not o["no_progress"])
         report = build_report(result.stats.rounds, {g.table.code: g.table for g in result.games.values()})
         self.stdout.write(format_report(report, result))
+        seen = Counter(f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught)
+        for text, n in seen.items():
+            self.stderr.write(f"warning during the run ({n}x): {text}")
         if not result.settled:
             raise CommandError(f"rounds still waiting for settlement after {config.settle_timeout:.0f} s")
         if not result.delivered:

@@ -1,0 +1,103 @@
+"""The operator site: Django's admin behind a password, a lockout (django-axes, at authentication)
+and a TOTP second factor (django-otp).
+
+A staff user is let in only once verified by a confirmed TOTP device in this session. At the first
+login (a staff user without a confirmed device) the password alone opens the enrolment page and
+nothing else: it shows the device's provisioning URI (``otpauth://``, also as a QR code) and
+confirms the device on a valid code, which verifies the session. Later logins ask for the code with
+the password. A superuser resets a lost device by deleting it (OTP_TOTP › TOTP devices).
+"""
+
+import base64
+from functools import update_wrapper
+from io import BytesIO
+
+from django import forms
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+from django_otp import login as otp_login
+from django_otp import user_has_device
+from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp.qr import write_qrcode_image
+
+#: The name of the device the enrolment page creates.
+DEVICE_NAME = "authenticator"
+
+
+class StaffLoginForm(OTPAdminAuthenticationForm):
+    """The password, and the TOTP code of a user who has a confirmed device (no device to choose:
+    their TOTP device); a user without one signs in unverified, which opens the enrolment page
+    only."""
+
+    def clean(self):
+        self.cleaned_data = super(OTPAdminAuthenticationForm, self).clean()  # password, is_staff
+        user = self.get_user()
+        if user_has_device(user, confirmed=True):
+            self.clean_otp(user)
+        return self.cleaned_data
+
+    def _chosen_device(self, user):
+        """The device picked on the form, else the user's confirmed TOTP device (staff have one)."""
+        return (super()._chosen_device(user)
+                or TOTPDevice.objects.devices_for_user(user).select_for_update().order_by("pk").first())
+
+
+class EnrolForm(forms.Form):
+    token = forms.CharField(label="Code from the authenticator app", max_length=8, strip=True,
+                            widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}))
+
+
+def needs_enrolment(user):
+    """True for an active staff user, signed in but not verified, who has no confirmed device."""
+    return (user.is_authenticated and user.is_active and user.is_staff and not user.is_verified()
+            and not user_has_device(user, confirmed=True))
+
+
+class StaffAdminSite(OTPAdminSite):
+    """``admin.site``: django-otp's admin site (verified staff only) with first-login enrolment."""
+
+    login_form = StaffLoginForm
+
+    def __init__(self, name="admin"):
+        super().__init__(name)
+
+    def admin_view(self, view, cacheable=False):
+        inner = super().admin_view(view, cacheable)
+
+        def wrapper(request, *args, **kwargs):
+            if needs_enrolment(request.user) and request.path != reverse("admin:logout", current_app=self.name):
+                return redirect(reverse("admin:otp_enrol", current_app=self.name))
+            return inner(request, *args, **kwargs)
+
+        return update_wrapper(wrapper, view)
+
+    def get_urls(self):
+        return [path("otp/enrol/", csrf_protect(never_cache(self.enrol)), name="otp_enrol")] + super().get_urls()
+
+    def enrol(self, request):
+        """``/admin/otp/enrol/``: the first-login page of a staff user without a confirmed device
+        (others go to the index, or the login page): the provisioning URI and QR code of an
+        unconfirmed TOTP device (created once, kept until confirmed), and the code that confirms it."""
+        if not needs_enrolment(request.user):
+            return redirect(reverse("admin:index", current_app=self.name))
+        device = (TOTPDevice.objects.filter(user=request.user, confirmed=False).order_by("pk").first()
+                  or TOTPDevice.objects.create(user=request.user, name=DEVICE_NAME, confirmed=False))
+        form = EnrolForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            if device.verify_token(form.cleaned_data["token"]):
+                device.confirmed = True
+                device.save(update_fields=["confirmed"])
+                otp_login(request, device)
+                return redirect(reverse("admin:index", current_app=self.name))
+            form.add_error("token", "That code is not valid: type the code your app shows now.")
+        qr = BytesIO()
+        write_qrcode_image(device.config_url, qr)
+        return TemplateResponse(request, "admin/otp/enrol.html", {
+            **self.each_context(request), "title": "Set up your second factor", "form": form,
+            "config_url": device.config_url, "secret": base64.b32encode(device.bin_key).decode(),
+            "qr_svg": qr.getvalue().decode()})
+
