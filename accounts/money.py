@@ -62,8 +62,9 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
 
 
 def amount_string(amount, minor_units):
-    """``amount`` (``Decimal`` in major units, or None) as the decimal string the APIs and exports
-    write, with ``minor_units`` decimals (``"12.50"``, ``"-3.00"``); None stays None."""
+    """``amount`` (``Decimal`` in major units, or None) as the platform shows money: a decimal
+    string with exactly ``minor_units`` decimals (``"12.50"``), in every answer and message; None
+    stays None."""
     return None if amount is None else str(Decimal(amount).quantize(_quantum(minor_units)))
 
 

@@ -52,6 +52,13 @@ def _keys(bet, extra_keys):
     return keys
 
 
+def corrected_records(*, shoe_id):
+    """``{round id: record}``: the last correction's record of every corrected round of shoe
+    ``shoe_id`` (a ``Shoe`` pk), the cards those rounds really dealt."""
+    return dict(RoundCorrection.objects.filter(round__shoe_id=shoe_id).order_by("round_id", "sequence")
+                .values_list("round_id", "record"))
+
+
 def bet_ledger_entries(bet):
     """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
     transactions and currencies (``bets_money_entries`` of the one bet)."""
@@ -113,7 +120,8 @@ def bet_replay(bet):
     engine replays the round's effective record: ``staked``, ``returned``, ``outcome``,
     ``extras``; main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
     ``[{"action", "by": "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and
-    ``odds``; ``explanation``.
+    ``odds``; ``explanation``. A refunded bet (its round voided) shows its cards as played but
+    no win: every stake returned, outcome ``void``, no odds (``_voided``).
     A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
     a boundless bet only its own path. None while the round has no record."""
     stored, correction = bet["settlement__detail"], bet["settlement__correction"]
@@ -129,7 +137,22 @@ def bet_replay(bet):
         stored, dealer = result.bets[bet["record_id"]].to_dict(), record.get("dealer")
     detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
     detail["dealer"] = _dealer(dealer or [])
-    return detail
+    return _voided(detail) if bet["state"] == Bet.State.REFUNDED else detail
+
+def _voided(detail):
+    """``detail`` of a bet whose round was voided (RULES 10): whatever the record said, no win
+    stands: the bet, each of its hands and its insurance return their stakes, outcome ``void``,
+    no odds; the cards and decisions stay as played."""
+    voided = {**detail, "returned": detail["staked"], "outcome": "void",
+              "explanation": f"round voided: {detail['staked']} staked, refunded in full (RULES 10)"}
+    if "odds" in detail:
+        voided["odds"] = None
+    if "hands" in detail:
+        voided["hands"] = [{**hand, "returned": hand["stake"], "outcome": "void", "odds": None}
+                           for hand in detail["hands"]]
+    if detail.get("insurance"):
+        voided["insurance"] = {**detail["insurance"], "returned": detail["insurance"]["stake"], "outcome": "void"}
+    return voided
 
 
 #: Keys of the engine's per-bet detail the player API leaves out (the record's ids, the boundless path index).

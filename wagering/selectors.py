@@ -16,6 +16,7 @@ from django.db.models import (
     Exists,
     F,
     OuterRef,
+    Q,
     Subquery,
     Sum,
     Value,
@@ -127,18 +128,25 @@ def _all_operator_bet_rows():
 
 @dataclass(frozen=True)
 class Totals:
-    """Totals of a set of bets in one ``currency`` (a ``Currency``): ``count``, ``staked``,
-    ``returned``, ``net`` (returned - staked; negative = the player lost). Bets still open count as
-    staked, not returned."""
+    """Totals of a set of bets in one ``currency`` (a ``Currency``), over settled money only: the
+    bets settled or refunded (``count``, ``staked``, ``returned``, ``net`` = returned - staked;
+    negative = the player lost); the bets still open apart (``open_count``, ``open_staked``: their
+    stakes and extra stakes, neither won nor lost yet)."""
 
     currency: Currency
     count: int
     staked: Decimal
     returned: Decimal
+    open_count: int = 0
+    open_staked: Decimal = Decimal(0)
 
     @property
     def net(self):
         return self.returned - self.staked
+
+
+#: The bets whose money is settled: paid out (settled) or given back (refunded).
+_CLOSED = (Bet.State.SETTLED, Bet.State.REFUNDED)
 
 
 def bet_totals(bets):
@@ -146,20 +154,27 @@ def bet_totals(bets):
     ``bets_for_player``). Two grouped scans: the bets' stakes and returns, then their extra stakes
     (a refunded bet not yet given a ``returned`` got its extras back too)."""
     bets = bets.order_by()
+    closed, still_open = Q(state__in=_CLOSED), ~Q(state__in=_CLOSED)
     refunded_stake = Case(When(state=Bet.State.REFUNDED, then=F("stake")), default=ZERO)
     rows = (bets.values(code=F("currency_id"))
-            .annotate(n=Count("id"), staked=Sum("stake"), returned=Sum(Coalesce("returned", refunded_stake))))
+            .annotate(n=Count("id", filter=closed), staked=Coalesce(Sum("stake", filter=closed), ZERO),
+                      returned=Coalesce(Sum(Coalesce("returned", refunded_stake), filter=closed), ZERO),
+                      open_n=Count("id", filter=still_open),
+                      open_staked=Coalesce(Sum("stake", filter=still_open), ZERO)))
     refunded_extra = Case(When(bet__state=Bet.State.REFUNDED, bet__returned__isnull=True, then=F("amount")),
                           default=ZERO)
+    extra_closed, extra_open = Q(bet__state__in=_CLOSED), ~Q(bet__state__in=_CLOSED)
     extras = {r["code"]: r for r in BetExtra.objects.filter(bet__in=bets.values("pk"))
               .values(code=F("bet__currency_id"))
-              .annotate(staked=Sum("amount"), returned=Sum(refunded_extra))}
+              .annotate(staked=Coalesce(Sum("amount", filter=extra_closed), ZERO),
+                        open_staked=Coalesce(Sum("amount", filter=extra_open), ZERO),
+                        returned=Coalesce(Sum(refunded_extra, filter=extra_closed), ZERO))}
     currencies = Currency.objects.in_bulk([r["code"] for r in rows])
     totals = []
     for r in sorted(rows, key=lambda r: r["code"]):
-        extra = extras.get(r["code"], {"staked": 0, "returned": 0})
+        extra = extras.get(r["code"], {"staked": 0, "returned": 0, "open_staked": 0})
         totals.append(Totals(currencies[r["code"]], r["n"], r["staked"] + extra["staked"],
-                             r["returned"] + extra["returned"]))
+                             r["returned"] + extra["returned"], r["open_n"], r["open_staked"] + extra["open_staked"]))
     return totals
 
 

@@ -13,7 +13,7 @@ from settlement.disputes import manual_adjustment, open_dispute
 from settlement.models import Alert, OperatorAction
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
-from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory, make_operator
+from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory, make_operator, scan
 from wagering.closing import close_betting
 from wagering.placement import place_bets
 
@@ -35,6 +35,7 @@ def play_boundless_round(n_bets, *, table=None, players=None):
               "player_cards": ["8C", "8H", "3D"],
               "bets": [{"id": f"b{i}", "player": p.game_code, "type": "main", "stake": "10.00",
                         "actions": ["hit"] if i == 0 else ["stand"]} for i, p in enumerate(players)]}
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record, actor="test")
     settle_round(round_id=round_.pk)
     round_.refresh_from_db()

@@ -101,7 +101,7 @@ def test_bets_of_the_operators_players_with_filters_and_totals(api, acme, shared
     assert bet["player"] == "p1" and bet["stake"] == "10.00" and bet["returned"] == "20.00"
     assert bet["round"]["id"] == shared_round.pk
     assert page.json()["totals"] == [{"currency": "EUR", "count": 1, "staked": "10.00", "returned": "20.00",
-                                      "net": "10.00"}]
+                                      "net": "10.00", "open_count": 0, "open_staked": "0.00"}]
     assert api.get("/api/operator/v1/bets/?player=p1").json()["results"] == [bet]
     assert api.get("/api/operator/v1/bets/?player=p2").json()["results"] == []
     assert api.get("/api/operator/v1/bets/?variant=boundless&state=settled&outcome=win").json()["results"] == [bet]

@@ -70,6 +70,7 @@ def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(adm
     assert "not computed yet" in page and "Preview RTP" in page  # nothing computed on the view: queued
     assert 'name="pay_tables__pairs__perfect_pair"' in page and 'name="pay_tables"' not in page  # odds, not JSON
     form = {"code": table.code, "name": table.name, "variant": "premium", "currency": "EUR", "status": "open",
+            "studio": str(table.studio_id),
             "seats": "7", "penetration": "75", "suspend_limit_seconds": "600",
             "pay_tables__pairs__perfect_pair": "25", "pay_tables__pairs__mixed_pair": "",
             "pay_tables_reason": "a richer perfect pair",

@@ -18,7 +18,7 @@ from settlement.voids import cancel, void_overdue_rounds, void_round
 from tables.exceptions import IllegalTransition, InvalidRecord
 from tables.models import Round
 from tables.services import suspend
-from tests.factories import BoundlessTableFactory, UserFactory
+from tests.factories import BoundlessTableFactory, UserFactory, scan
 from wagering.models import Bet
 
 from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for
@@ -57,6 +57,7 @@ def test_a_round_is_priced_with_the_pay_tables_it_opened_with():
     table.save()
     dealer = ["6D", "TC", "9S"]  # 16, draws a 9: the dealer busts with 3 cards (default odds 1:1)
     record = record_for(round_, bets, dealer=dealer, player_cards=["TH", "6C"])
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record)
     settle_round(round_id=round_.pk)
     assert returns_of(round_) == {"bust": Decimal("2.00")} and balance(players["bust"]) == FUNDS + 1
@@ -67,7 +68,9 @@ def test_a_round_is_priced_with_the_pay_tables_it_opened_with():
     assert returns_of(round_) == {"bust": Decimal("2.00")} and not keys("resettle:")
     later, later_players = played_round(table, bets, result=False)
     assert later.pay_tables == table.pay_tables
-    record_result(round_id=later.pk, record=record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"]))
+    record = record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"])
+    scan(later.pk, record)
+    record_result(round_id=later.pk, record=record)
     settle_round(round_id=later.pk)
     assert returns_of(later) == {"bust": Decimal("26.00")}
 

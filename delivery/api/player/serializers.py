@@ -160,11 +160,15 @@ def iso_time(value, zone):
 
 
 class TotalsSerializer(serializers.Serializer):
+    """Totals over settled money (bets settled or refunded); the open bets' stakes apart."""
+
     currency = serializers.CharField(source="currency.code")
-    count = serializers.IntegerField()
-    staked = MoneyField(currency="currency")
-    returned = MoneyField(currency="currency", help_text="Open bets count as staked, not returned.")
+    count = serializers.IntegerField(help_text="Bets settled or refunded.")
+    staked = MoneyField(currency="currency", help_text="Their stakes and extra stakes.")
+    returned = MoneyField(currency="currency", help_text="Everything credited back for them.")
     net = MoneyField(currency="currency", help_text="returned - staked")
+    open_count = serializers.IntegerField(help_text="Bets still open (not yet settled).")
+    open_staked = MoneyField(currency="currency", help_text="The open bets' stakes and extra stakes.")
 
 
 class PlayerBetExtraSerializer(serializers.ModelSerializer):
@@ -222,6 +226,7 @@ class PublicHandSerializer(serializers.Serializer):
 
 
 class HandSerializer(PublicHandSerializer):
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender; void (the round was voided)")
     decisions = DecisionSerializer(many=True)
     stake = serializers.CharField(help_text="This bet's stake on the hand (decimal string).")
     returned = serializers.CharField()
@@ -232,7 +237,7 @@ class HandSerializer(PublicHandSerializer):
 class InsuranceSerializer(serializers.Serializer):
     stake = serializers.CharField()
     returned = serializers.CharField()
-    outcome = serializers.CharField()
+    outcome = serializers.CharField(help_text="win, lose; void (the round was voided)")
 
 
 class DealerSerializer(serializers.Serializer):
@@ -248,7 +253,8 @@ class PlaySerializer(serializers.Serializer):
     dealer = DealerSerializer()
     staked = serializers.CharField()
     returned = serializers.CharField()
-    outcome = serializers.CharField()
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender; void: the round was voided, "
+                                              "every stake returned")
     extras = serializers.DictField(child=serializers.CharField(), help_text="Extra stakes by kind.")
     seat = serializers.IntegerField(required=False)
     hands = HandSerializer(many=True, required=False, help_text="Main and behind bets: the hand(s) the bet rode on.")
