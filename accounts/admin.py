@@ -55,15 +55,26 @@ class CurrencyAdmin(OperatorScoped, admin.ModelAdmin):
 
 
 @admin.register(Player)
-class PlayerAdmin(OperatorScoped, ReadOnlyAdmin):
-    """A player's page: wallets (balance per currency) and latest ledger entries."""
+class PlayerAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
+    """Players, searched by the start of their code or game code in any case (``demo-real-000``
+    finds ``DEMO-REAL-0001``; prefix indexes: migration 0009), counted up to
+    ``adminkit.paginator.COUNT_UP_TO``; a player's page: wallets (balance per currency) and
+    latest ledger entries."""
 
     operator_path = "operator"
     list_display = ("code", "operator", "user", "account_kind", "created_at")
     list_filter = ("account_kind", ("operator", admin.RelatedOnlyFieldListFilter))
-    search_fields = ("=code", "=game_code", "user__username")
+    search_fields = ("^code", "^game_code")
+    search_help_text = "The start of a player code or game code (brand:code), in any case."
     list_select_related = ("user", "operator")
+    ordering = ("-created_at", "-id")
+    change_list_template = "admin/accounts/player/change_list.html"
     change_form_template = "admin/accounts/player/change_form.html"
+
+    def changelist_view(self, request, extra_context=None):
+        query = request.GET.copy()
+        query.pop("p", None)
+        return super().changelist_view(request, {**(extra_context or {}), "list_query": query.urlencode()})
 
     def wallets_shown(self, request, player):
         """The wallets the page lists (``wallets.admin`` adds a seamless player's balances)."""

@@ -229,6 +229,9 @@ class Account(models.Model):
     balance = models.DecimalField(default=0, **MONEY)
     negative_flagged = models.BooleanField(default=False)
     journal = models.BooleanField(default=False)
+    #: The ``chain_hash`` of the last ledger transaction of this account's chain (``accounts.chain``),
+    #: None until its first; written by ``accounts.services.post`` with the balance.
+    chain_head = models.BinaryField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -272,7 +275,11 @@ class ImmutableModel(models.Model):
 
 class LedgerTransaction(ImmutableModel):
     """One movement of money: balanced entries (summing to zero) in ONE currency, under a unique
-    idempotency ``key`` such as ``stake:<bet>``, ``payout:<bet>``, ``refund:<bet>``, ``adjust:<dispute>``."""
+    idempotency ``key`` such as ``stake:<bet>``, ``payout:<bet>``, ``refund:<bet>``, ``adjust:<dispute>``.
+
+    A link of its chain (``accounts.chain``: its wallet's): ``prev_hash`` is the previous link's
+    ``chain_hash`` (None for a chain's first), ``chain_hash`` the SHA-256 of ``prev_hash`` and the
+    transaction's content, both written with the row by ``accounts.services.post``."""
 
     class Kind(models.TextChoices):
         DEPOSIT = "deposit"
@@ -288,6 +295,8 @@ class LedgerTransaction(ImmutableModel):
     currency = models.ForeignKey(Currency, on_delete=models.PROTECT)
     memo = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    prev_hash = models.BinaryField(null=True, blank=True, editable=False)
+    chain_hash = models.BinaryField(null=True, blank=True, editable=False)
 
     def __str__(self):
         return self.key

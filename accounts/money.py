@@ -7,6 +7,7 @@ game and takes amounts as they come.
 
 import re
 from decimal import Decimal, InvalidOperation
+from functools import cache
 
 from .exceptions import InvalidAmount
 
@@ -58,3 +59,15 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
     if amount < 0 and not allow_negative:
         raise InvalidAmount(f"amount {_shown(value)} must be positive")
     return amount.quantize(step)
+
+
+def amount_string(amount, minor_units):
+    """``amount`` (``Decimal`` in major units, or None) as the platform shows money: a decimal
+    string with exactly ``minor_units`` decimals (``"12.50"``), in every answer and message; None
+    stays None."""
+    return None if amount is None else str(Decimal(amount).quantize(_quantum(minor_units)))
+
+
+@cache
+def _quantum(minor_units):
+    return Decimal(1).scaleb(-minor_units)

@@ -191,6 +191,20 @@ def session_is_live(session, now=None):
 TOUCH_EVERY = timedelta(seconds=60)
 
 
+def players_in_session(player_ids, currency, now=None):
+    """The ids (a set) of the players among ``player_ids`` who hold a live session
+    (``session_is_live``) in ``currency`` (a code): the players their operators let play now.
+    Their sessions count as used now (``last_used_at`` written at most once per ``TOUCH_EVERY``)."""
+    now = now or timezone.now()
+    live = PlayerSession.objects.filter(
+        player_id__in=list(player_ids), currency_id=currency, revoked_at__isnull=True, expires_at__gt=now,
+        last_used_at__gt=now - timedelta(seconds=settings.PLAYER_SESSION_IDLE_SECONDS))
+    found = set(live.values_list("player_id", flat=True))
+    if found:
+        live.filter(last_used_at__lt=now - TOUCH_EVERY).update(last_used_at=now)
+    return found
+
+
 def touch_session(session, now=None):
     """Record that ``session`` was used now (at most one write per ``TOUCH_EVERY``); returns it."""
     now = now or timezone.now()

@@ -14,6 +14,7 @@ from decimal import Decimal
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from . import chain
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
 from .money import parse_amount
@@ -56,12 +57,18 @@ def _same_movement(existing, posting):
 
 #: ``LedgerTransaction``'s columns in model order: ``from_db`` builds a written transaction from them
 #: (positional, cheaper than keyword ``__init__`` for the many transactions of a bulk post).
-_TRANSACTION_FIELDS = ("id", "key", "kind", "currency_id", "memo", "created_at")
+_TRANSACTION_FIELDS = ("id", "key", "kind", "currency_id", "memo", "created_at", "prev_hash", "chain_hash")
 
 
 def _wallet_ids(postings):
     """The pks of the player wallets ``postings`` touch, in lock order (ascending)."""
     return sorted({a.pk for p in postings for a in (p.source, p.destination) if a.is_wallet})
+
+
+def _locked_ids(postings):
+    """The pks of the accounts a post locks, in lock order (ascending): the wallets, and the chain
+    account of a posting that touches none (``accounts.chain.chain_account``: its source)."""
+    return sorted({*_wallet_ids(postings), *(chain.chain_account(p.source, p.destination) for p in postings)})
 
 
 def post(postings, *, allow_negative=False):
@@ -99,16 +106,17 @@ def _post(postings, allow_negative, write):
     """``post`` once validated: ``write`` (``_post_postgresql`` or ``_post_portable``) writes the
     postings whose key is free; the others are compared with what their key holds."""
     now = timezone.now()
-    ids, wallets = write(postings, allow_negative, now)
+    written, wallets = write(postings, allow_negative, now)
     # Keys already taken (before this call, or by a concurrent call this one waited for): compare.
-    taken = [p.key for p in postings if p.key not in ids]
+    taken = [p.key for p in postings if p.key not in written]
     existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=taken).prefetch_related("entries")}
                 if taken else {})
     result, alias = [], connection.alias  # the alias read once: each read goes through a thread-local
     for p in postings:
-        if p.key in ids:
-            txn = LedgerTransaction.from_db(alias, _TRANSACTION_FIELDS,
-                                            (ids[p.key], p.key, p.kind, p.source.currency_id, p.memo, now))
+        if p.key in written:
+            pk, prev_hash, chain_hash = written[p.key]
+            txn = LedgerTransaction.from_db(alias, _TRANSACTION_FIELDS, (
+                pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash)))
         else:
             txn = existing[p.key]
             if not _same_movement(txn, p):
@@ -125,70 +133,104 @@ def _post(postings, allow_negative, write):
 #: per connection and batch size); bigger batches are planned for their own array sizes.
 PREPARED_UP_TO = 16
 
-#: ``_post_postgresql``'s statement; ``{wallets}`` and the other fields are ``array_sql`` arrays.
-#: The first debit that leaves a wallet below zero without ``allow_negative`` calls
+#: ``_post_postgresql``'s statement; ``{locks}`` and the other fields are ``array_sql`` arrays.
+#: Every account it locks (``_locked_ids``) is locked first, in id order; then the keys already
+#: taken are read with a snapshot of their own (``ledger_taken_keys``, migration 0007: a posting of
+#: the same key by a transaction this one waited for is seen), so that the chains' links
+#: (``accounts.chain``, ``ledger_chain``) are computed over exactly the transactions written.
+#: A key another transaction took meanwhile for another wallet fails the statement
+#: (``ledger_all_written``) rather than leave a link to a transaction that was never written. The
+#: first debit that leaves a wallet below zero without ``allow_negative`` calls
 #: ``ledger_overdraft`` (migration 0003), which fails the statement as the ``wallet_not_negative``
 #: constraint would, naming the posting.
 _POST_SQL = f"""
 WITH locked AS MATERIALIZED (
-    SELECT id, balance, negative_flagged, journal FROM {Account._meta.db_table}
-    WHERE id = ANY({{wallets}}) ORDER BY id FOR UPDATE),
+    SELECT id, kind = 'wallet' AS is_wallet, balance, negative_flagged, journal, chain_head
+    FROM {Account._meta.db_table} WHERE id = ANY({{locks}}) ORDER BY id FOR UPDATE),
 posting AS MATERIALIZED (
-    SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{sources}}, {{destinations}}, {{amounts}})
-    WITH ORDINALITY AS p(key, kind, currency_id, memo, source, destination, amount, n)),
-txn AS (
-    INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at)
-    SELECT key, kind, currency_id, memo, %(now)b::timestamptz FROM posting
-    WHERE (SELECT count(*) FROM locked) >= 0  -- every wallet is locked (in id order) before a key is taken
-    ORDER BY n
-    ON CONFLICT (key) DO NOTHING
-    RETURNING key, id),
+    SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{sources}}, {{destinations}}, {{amounts}},
+                         {{chains}})
+    WITH ORDINALITY AS p(key, kind, currency_id, memo, source, destination, amount, chain, n)),
+taken AS MATERIALIZED (SELECT ledger_taken_keys({{keys}}, (SELECT count(*) FROM locked)) AS keys),
+fresh AS MATERIALIZED (SELECT p.* FROM posting p, taken WHERE NOT p.key = ANY(taken.keys)),
 leg AS MATERIALIZED (
-    SELECT p.key, txn.id AS transaction_id, e.account, e.amount, e.n, coalesce(l.journal, false) AS journal,
-           l.balance + sum(e.amount) OVER (PARTITION BY e.account ORDER BY e.n) AS balance_after
-    FROM posting p JOIN txn USING (key)
-    CROSS JOIN LATERAL (VALUES (p.source, -p.amount, 2 * p.n), (p.destination, p.amount, 2 * p.n + 1))
+    SELECT f.key, e.account, e.amount, e.n, coalesce(l.journal, false) AS journal,
+           CASE WHEN l.is_wallet THEN l.balance + sum(e.amount) OVER (PARTITION BY e.account ORDER BY e.n)
+           END AS balance_after
+    FROM fresh f
+    CROSS JOIN LATERAL (VALUES (f.source, -f.amount, 2 * f.n), (f.destination, f.amount, 2 * f.n + 1))
         AS e(account, amount, n)
     LEFT JOIN locked l ON l.id = e.account),
+linked AS MATERIALIZED (
+    SELECT f.key, f.n, f.chain, h.chain_head AS head, ledger_chain(h.chain_head, convert_to(
+               ledger_field(f.key) || ledger_field(f.kind) || ledger_field(f.currency_id) || ledger_field(f.memo)
+               || ledger_field(%(micros)b::bigint::text)
+               || ledger_field(s.account::text) || ledger_field(s.amount::numeric(20, 4)::text)
+               || ledger_field(s.balance_after::numeric(20, 4)::text)
+               || ledger_field(d.account::text) || ledger_field(d.amount::numeric(20, 4)::text)
+               || ledger_field(d.balance_after::numeric(20, 4)::text), 'UTF8'))
+           OVER (PARTITION BY f.chain ORDER BY f.n) AS chain_hash
+    FROM fresh f JOIN leg s ON s.n = 2 * f.n JOIN leg d ON d.n = 2 * f.n + 1 JOIN locked h ON h.id = f.chain),
+txn AS (
+    INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at, prev_hash, chain_hash)
+    SELECT f.key, f.kind, f.currency_id, f.memo, %(now)b::timestamptz,
+           coalesce(lag(k.chain_hash) OVER (PARTITION BY k.chain ORDER BY k.n), k.head), k.chain_hash
+    FROM fresh f JOIN linked k USING (key)
+    ORDER BY f.n
+    ON CONFLICT (key) DO NOTHING
+    RETURNING key, id, prev_hash, chain_hash),
 entry AS (
     INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
-    SELECT transaction_id, account, amount,
-           CASE WHEN balance_after < 0 AND amount < 0 AND NOT journal AND NOT %(allow_negative)b::boolean
-                THEN ledger_overdraft(key, account, balance_after - amount, -amount) ELSE balance_after END
-    FROM leg ORDER BY n),
+    SELECT txn.id, leg.account, leg.amount,
+           CASE WHEN leg.balance_after < 0 AND leg.amount < 0 AND NOT leg.journal AND NOT %(allow_negative)b::boolean
+                THEN ledger_overdraft(leg.key, leg.account, leg.balance_after - leg.amount, -leg.amount)
+                ELSE leg.balance_after END
+    FROM leg JOIN txn USING (key) ORDER BY leg.n),
 updated AS (
     UPDATE {Account._meta.db_table} AS a
-    SET balance = w.balance, negative_flagged = a.negative_flagged OR (w.lowest < 0 AND NOT w.journal)
-    FROM (SELECT l.id, l.journal, l.balance + sum(leg.amount) AS balance, min(leg.balance_after) AS lowest
-          FROM leg JOIN locked l ON l.id = leg.account GROUP BY l.id, l.journal, l.balance) AS w
-    WHERE a.id = w.id AND a.id = ANY({{wallets}})  -- the array: an index scan, whatever the estimates
+    SET balance = coalesce(w.balance, a.balance),
+        negative_flagged = a.negative_flagged OR coalesce(w.lowest < 0 AND NOT w.journal, false),
+        chain_head = coalesce(w.head, a.chain_head)
+    FROM (SELECT l.id, l.journal, l.balance + b.total AS balance, b.lowest, c.head
+          FROM locked l
+          LEFT JOIN (SELECT account, sum(amount) AS total, min(balance_after) AS lowest FROM leg GROUP BY account) b
+              ON b.account = l.id AND l.is_wallet
+          LEFT JOIN (SELECT DISTINCT ON (chain) chain, chain_hash AS head FROM linked ORDER BY chain, n DESC) c
+              ON c.chain = l.id
+          WHERE b.account IS NOT NULL OR c.chain IS NOT NULL) AS w
+    WHERE a.id = w.id AND a.id = ANY({{locks}})  -- the array: an index scan, whatever the estimates
     RETURNING a.id, a.balance, a.negative_flagged)
-SELECT key, id, NULL::numeric, NULL::boolean FROM txn
+SELECT key, id, NULL::numeric, NULL::boolean, prev_hash, chain_hash FROM txn
 UNION ALL
-SELECT NULL, l.id, coalesce(u.balance, l.balance), coalesce(u.negative_flagged, l.negative_flagged)
-FROM locked l LEFT JOIN updated u USING (id)
+SELECT NULL, l.id, coalesce(u.balance, l.balance), coalesce(u.negative_flagged, l.negative_flagged), NULL, NULL
+FROM locked l LEFT JOIN updated u USING (id) WHERE l.is_wallet
+UNION ALL
+SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT ledger_all_written((SELECT count(*) FROM txn),
+                                                                        (SELECT count(*) FROM fresh))
 """
 
 
 def _post_postgresql(postings, allow_negative, now):
-    """``post``'s writing in ONE statement (``_POST_SQL``): lock the wallets in id order, insert the
-    transactions whose key is free (``ON CONFLICT DO NOTHING``: a concurrent post of the same key
-    waits for it), their entries with each wallet's running balance, and the wallets' new balances.
-    Parameters go in binary (``accounts.sql``); a small batch runs as a prepared statement, a
-    bigger one with the planner settings ``BY_KEY``.
-    Returns ``({key: pk} of the transactions written, {wallet pk: [balance, negative_flagged]})``;
-    raises ``InsufficientFunds`` (the statement then wrote nothing)."""
+    """``post``'s writing in ONE statement (``_POST_SQL``): lock the wallets (and chain accounts) in
+    id order, insert the transactions whose key is free with their chains' links
+    (``accounts.chain``), their entries with each wallet's running balance, and the wallets' new
+    balances and chain heads. Parameters go in binary (``accounts.sql``); a small batch runs as a
+    prepared statement, a bigger one with the planner settings ``BY_KEY``.
+    Returns ``({key: (pk, prev_hash, chain_hash)} of the transactions written, {wallet pk: [balance,
+    negative_flagged]})``; raises ``InsufficientFunds`` or ``IdempotencyConflict`` (the statement
+    then wrote nothing)."""
     spread = len(postings) <= PREPARED_UP_TO
-    fields, params = {}, {"now": now, "allow_negative": allow_negative}
+    fields, params = {}, {"now": now, "micros": chain.microseconds(now), "allow_negative": allow_negative}
     for name, values, sql_type in (
-            ("wallets", _wallet_ids(postings), "bigint"),
+            ("locks", _locked_ids(postings), "bigint"),
             ("keys", [p.key for p in postings], "varchar"),
             ("kinds", [p.kind for p in postings], "varchar"),
             ("currencies", [p.source.currency_id for p in postings], "varchar"),
             ("memos", [p.memo for p in postings], "varchar"),
             ("sources", [p.source.pk for p in postings], "bigint"),
             ("destinations", [p.destination.pk for p in postings], "bigint"),
-            ("amounts", [p.amount for p in postings], "numeric")):
+            ("amounts", [p.amount for p in postings], "numeric"),
+            ("chains", [chain.chain_account(p.source, p.destination) for p in postings], "bigint")):
         fields[name], values = array_sql(name, values, sql_type, spread=spread)
         params.update(values)
     try:
@@ -198,28 +240,33 @@ def _post_postgresql(postings, allow_negative, now):
         diag = getattr(error.__cause__, "diag", None)
         if diag is not None and diag.constraint_name == "wallet_not_negative":
             raise InsufficientFunds(diag.message_primary) from None
+        if diag is not None and diag.constraint_name == "ledger_key_taken_meanwhile":
+            raise IdempotencyConflict(diag.message_primary) from None
         raise
-    ids, wallets = {}, {}
-    for key, pk, balance, flagged in rows:
+    written, wallets = {}, {}
+    for key, pk, balance, flagged, prev_hash, chain_hash in rows:
         if key is not None:
-            ids[key] = pk
+            written[key] = (pk, prev_hash, chain_hash)
         else:
             wallets[pk] = [balance, flagged]
-    return ids, wallets
+    return written, wallets
 
 
 def _post_portable(postings, allow_negative, now):
-    """``post``'s writing on any database (SQLite): lock the wallets (``SELECT ... FOR UPDATE`` in
-    pk order), skip the keys already taken, check and compute the balances here, then write with
-    ``executemany``. Returns what ``_post_postgresql`` returns."""
-    locked = list(Account.objects.select_for_update().filter(pk__in=_wallet_ids(postings)).order_by("pk")
-                  .values_list("pk", "balance", "negative_flagged", "journal"))
-    journals = {pk for pk, _, _, journal in locked if journal}
-    wallets = {pk: [balance, flagged] for pk, balance, flagged, _ in locked}
+    """``post``'s writing on any database (SQLite): lock the wallets and chain accounts (``SELECT
+    ... FOR UPDATE`` in pk order), skip the keys already taken, check and compute the balances and
+    the chains' links (``accounts.chain``) here, then write with ``executemany``. Returns what
+    ``_post_postgresql`` returns."""
+    locked = list(Account.objects.select_for_update().filter(pk__in=_locked_ids(postings)).order_by("pk")
+                  .values_list("pk", "kind", "balance", "negative_flagged", "journal", "chain_head"))
+    journals = {pk for pk, _, _, _, journal, _ in locked if journal}
+    wallets = {pk: [balance, flagged] for pk, kind, balance, flagged, _, _ in locked if kind == Account.Kind.WALLET}
+    heads = {pk: chain.as_bytes(head) for pk, _, _, _, _, head in locked}
     taken = set(LedgerTransaction.objects.filter(key__in=[p.key for p in postings]).values_list("key", flat=True))
     new = [p for p in postings if p.key not in taken]
-    entry_rows = []
+    entry_rows, links, owners = [], [], set()
     for p in new:
+        legs = []
         for account, amount in ((p.source, -p.amount), (p.destination, p.amount)):
             wallet = wallets.get(account.pk)
             balance_after = None
@@ -232,22 +279,33 @@ def _post_portable(postings, allow_negative, now):
                     wallet[1] = True
                 balance_after = wallet[0]
             entry_rows.append((p.key, account.pk, amount, balance_after))
+            legs.append((account.pk, amount, balance_after))
+        owner = chain.chain_account(p.source, p.destination)
+        prev = heads.get(owner)
+        heads[owner] = chain.link(prev, chain.content(key=p.key, kind=p.kind, currency_id=p.source.currency_id,
+                                                      memo=p.memo, created_at=now, legs=legs))
+        links.append((prev, heads[owner]))
+        owners.add(owner)
     if not new:
         return {}, wallets
     with connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at) "
-                           "VALUES (%s, %s, %s, %s, %s)",
-                           [(p.key, p.kind, p.source.currency_id, p.memo, now) for p in new])
+        cursor.executemany(f"INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at, "
+                           "prev_hash, chain_hash) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                           [(p.key, p.kind, p.source.currency_id, p.memo, now, prev, hash_)
+                            for p, (prev, hash_) in zip(new, links)])
         keys = [p.key for p in new]
         ids = {}
         for i in range(0, len(keys), 5000):
             ids.update(LedgerTransaction.objects.filter(key__in=keys[i:i + 5000]).values_list("key", "pk"))
+        written = {p.key: (ids[p.key], prev, hash_) for p, (prev, hash_) in zip(new, links)}
         cursor.executemany(f"INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, "
                            "balance_after) VALUES (%s, %s, %s, %s)",
                            [(ids[k], a, x, b) for k, a, x, b in entry_rows])
         cursor.executemany(f"UPDATE {Account._meta.db_table} SET balance = %s, negative_flagged = %s WHERE id = %s",
                            [(balance, flagged, pk) for pk, (balance, flagged) in wallets.items()])
-    return ids, wallets
+        cursor.executemany(f"UPDATE {Account._meta.db_table} SET chain_head = %s WHERE id = %s",
+                           [(heads[pk], pk) for pk in sorted(owners)])
+    return written, wallets
 
 
 def post_one(**posting):

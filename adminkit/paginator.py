@@ -4,12 +4,16 @@ from django.core.paginator import Paginator
 from django.db import connection
 from django.utils.functional import cached_property
 
+#: A list's header counts its rows up to this many, and says "more than" past it.
+COUNT_UP_TO = 1000
+
 
 class LookaheadPaginator(Paginator):
     """Never counts: fetches the requested page plus one row (ONE query), so a list over millions
     of rows costs what its first page costs, filtered or not. ``count`` is what is known (the rows
-    up to this page, plus one when a next page exists); ``estimated_total`` gives the planner's
-    row estimate of the whole table for the header. Used with ``LookaheadPaginatorMixin``."""
+    up to this page, plus one when a next page exists); ``count_shown`` says how many rows the
+    list holds, counted up to ``COUNT_UP_TO``; ``estimated_total`` gives the planner's row
+    estimate of the whole table. Used with ``LookaheadPaginatorMixin``."""
 
     def __init__(self, object_list, per_page, page_number=1, **kwargs):
         super().__init__(object_list, per_page, **kwargs)
@@ -34,6 +38,21 @@ class LookaheadPaginator(Paginator):
         if number != self.page_number:
             return super().page(number)
         return self._get_page(self._rows[: self.per_page], number, self)
+
+    @cached_property
+    def bounded_count(self):
+        """The rows of the whole list counted up to ``COUNT_UP_TO + 1`` (ONE query over at most that
+        many rows of the list's index, none of its annotations computed)."""
+        return self.object_list.order_by().values("pk")[:COUNT_UP_TO + 1].count()
+
+    @property
+    def count_shown(self):
+        """The list's size as the header says it: ``"23 bets"``, or ``"more than 1,000 bets"``."""
+        opts = self.object_list.model._meta
+        n = self.bounded_count
+        if n > COUNT_UP_TO:
+            return f"more than {COUNT_UP_TO:,} {opts.verbose_name_plural}"
+        return f"{n:,} {opts.verbose_name if n == 1 else opts.verbose_name_plural}"
 
     @cached_property
     def estimated_total(self):

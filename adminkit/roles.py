@@ -38,7 +38,7 @@ VIEWABLE = {
     "tables": ["table", "tablelimit", "seat", "shoe", "round", "roundevent"],
     "wagering": ["bet", "betextra", "dailyrollup"],
     "settlement": ["settlementdetail", "roundcorrection", "alert", "dispute", "disputenote", "operatoraction",
-                   "adjustment"],
+                   "adjustment", "exceptionentry"],
     "wallets": ["walletmovement"],
 }
 VIEWER, DISPUTE_OFFICER, SUPERVISOR = "Viewer", "Dispute officer", "Supervisor"

@@ -184,14 +184,17 @@ REST_FRAMEWORK = {
     "COERCE_DECIMAL_TO_STRING": True,
     "DATETIME_FORMAT": "iso-8601",
     # Requests per player (the player API, delivery.api.player) and per key (the operator API,
-    # delivery.api.operator); counters in the default cache.
+    # delivery.api.operator; a studio's service account, delivery.api.game); counters in the default cache.
     "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min"),
-                               "operator": env("OPERATOR_API_RATE", default="1200/min")},
+                               "operator": env("OPERATOR_API_RATE", default="1200/min"),
+                               "game_server": env("GAME_SERVER_API_RATE", default="6000/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Live blackjack back office API",
+    # ... and, for studios, a round's calls with one example per variant (docs/game-server-api.md)
     "DESCRIPTION": "Game-server API (/api/game/v1/), player Bet Record API (/api/v1/) and operator API "
-                   "(/api/operator/v1/: players, sessions, transfers, bets, rounds, statement).",
+                   "(/api/operator/v1/: players, sessions, transfers, bets, rounds, statement).\n\n"
+                   + (BASE_DIR / "docs" / "game-server-api.md").read_text(encoding="utf-8"),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",
@@ -227,6 +230,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "config.beat:AlertingScheduler"  # django-celery-beat's; a job it cannot queue is an Alert
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Game-server API (delivery.api.game) ----------------------------------------------------------
+# A signed request's timestamp may be at most this far from the clock (and its signature is refused
+# if used again within twice this long).
+GAME_API_SIGNATURE_WINDOW_SECONDS = env.int("GAME_API_SIGNATURE_WINDOW_SECONDS", default=300)
 
 # --- Seamless wallets (wallets; docs/wallet-api.md) ------------------------------------------------
 # Prefix of every transaction id sent to an operator's wallet: unique per installation, never changed.

@@ -34,9 +34,9 @@ from accounts.money import parse_amount
 from wagering import rollups
 from wallets.port import adjust
 
-from . import audit
+from . import audit, exception_report
 from .exceptions import AdjustmentLimitExceeded, AdjustmentNeedsDispute, ApprovalRefused
-from .models import Adjustment, OperatorAction
+from .models import Adjustment, ExceptionEntry, OperatorAction
 
 
 def parse_adjustment(value, currency):
@@ -114,16 +114,20 @@ def request_adjustment(*, wallet, house, amount, key, memo, actor, actor_user=No
     adjustment = Adjustment.objects.create(
         wallet=wallet, house=house, currency_id=wallet.currency_id, amount=amount, key=key, memo=memo,
         dispute=dispute, requested_by=user, status=Adjustment.Status.PENDING if pending else Adjustment.Status.POSTED)
+    txn = None
     if not pending:
-        adjust(wallet=wallet, house=house, amount=amount, key=key, memo=memo)
+        txn = adjust(wallet=wallet, house=house, amount=amount, key=key, memo=memo)
         adjustment.posted_at = timezone.now()
         adjustment.save(update_fields=["posted_at"])
         rollups.adjusted(wallet=wallet, amount=amount, at=adjustment.posted_at)
     action = OperatorAction.Action.REQUEST_ADJUSTMENT if pending else OperatorAction.Action.MANUAL_ADJUSTMENT
     if audited or pending:
-        audit.record(actor=label, actor_user=user, action=action, target=wallet, operator_id=wallet.operator_id,
-                     reason=memo, key=key, amount=str(amount), adjustment=adjustment.pk,
-                     dispute=dispute.pk if dispute else None)
+        row = audit.record(actor=label, actor_user=user, action=action, target=wallet, operator_id=wallet.operator_id,
+                           reason=memo, key=key, amount=str(amount), adjustment=adjustment.pk,
+                           dispute=dispute.pk if dispute else None)
+        if txn is not None:
+            exception_report.record_wallet(action=row, kind=ExceptionEntry.Kind.ADJUSTMENT, wallet=wallet,
+                                           transaction=txn, dispute=dispute)
     return adjustment
 
 
@@ -143,12 +147,15 @@ def approve_adjustment(*, adjustment, actor, reason):
     if actor.pk == adjustment.requested_by_id:
         raise ApprovalRefused("a second supervisor approves an adjustment, not the one who asked for it")
     wallet = lock_wallets({adjustment.wallet.player_id}, adjustment.currency)[adjustment.wallet.player_id]
-    adjust(wallet=wallet, house=adjustment.house, amount=adjustment.amount, key=adjustment.key, memo=adjustment.memo)
+    txn = adjust(wallet=wallet, house=adjustment.house, amount=adjustment.amount, key=adjustment.key,
+                 memo=adjustment.memo)
     adjustment.status, adjustment.approved_by, adjustment.posted_at = (Adjustment.Status.POSTED, actor,
                                                                        timezone.now())
     adjustment.save(update_fields=["status", "approved_by", "posted_at"])
     rollups.adjusted(wallet=wallet, amount=adjustment.amount, at=adjustment.posted_at)
-    audit.record(actor=actor, action=OperatorAction.Action.APPROVE_ADJUSTMENT, target=wallet,
-                 operator_id=wallet.operator_id, reason=reason, key=adjustment.key, amount=str(adjustment.amount),
-                 adjustment=adjustment.pk)
+    row = audit.record(actor=actor, action=OperatorAction.Action.APPROVE_ADJUSTMENT, target=wallet,
+                       operator_id=wallet.operator_id, reason=reason, key=adjustment.key,
+                       amount=str(adjustment.amount), adjustment=adjustment.pk)
+    exception_report.record_wallet(action=row, kind=ExceptionEntry.Kind.ADJUSTMENT, wallet=wallet, transaction=txn,
+                                   dispute=adjustment.dispute)
     return adjustment

@@ -21,29 +21,43 @@ from django.http import StreamingHttpResponse
 from django.urls import path
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.text import Truncator
+from django.utils.timesince import timesince
 
 from accounts.admin import PAGE_ROWS
 from accounts.exceptions import PlatformError
 from accounts.models import Account, Player
 from accounts.scoping import PROVIDER, OperatorScoped, is_provider, operator_id_of, visible
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, replace_page
+from adminkit.export import CsvExportMixin
+from adminkit.filters import DateRangeFilter
 from adminkit.money import format_money
 from tables.admin import RoundAdmin, RoundColumnMixin, TableAdmin
 from tables.models import Round, Table
 from wagering.admin import BetAdmin
 from wagering.models import Bet
-from wagering.selectors import bets_for_player
+from wagering.selectors import bets_for_player, with_money
 from wallets.admin import AccountBalancePage, PlayerBalancesPage, WalletMovementAdmin
 from wallets.models import WalletMovement
 from wallets.outbox import retry_refusal
 
-from . import actions, audit
+from . import actions, audit, exception_report
 from .adjustments import approve_adjustment
 from .alerts import acknowledge_alerts
+from .audit import require_reason
 from .exceptions import ReasonRequired
-from .models import Adjustment, Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection, SettlementDetail
+from .models import (
+    Adjustment,
+    Alert,
+    Dispute,
+    DisputeNote,
+    ExceptionEntry,
+    OperatorAction,
+    RoundCorrection,
+    SettlementDetail,
+)
 from .replay import build_replay
-from .selectors import audit_trail, bet_ledger_entries
+from .selectors import audit_trail, bet_ledger_entries, with_amount_at_stake
 
 
 def replay_bets(request):
@@ -86,9 +100,10 @@ class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
     """The dispute queue and a dispute's page (its bets' round replayed beside the dispute)."""
 
     operator_path = "player__operator"
-    list_display = ("id", "created_at", "player", "status", "assignee", "currency", "adjustment", "resolved_at")
+    list_display = ("id", "created_at", "age", "player", "reason_short", "at_stake_shown", "status", "assignee",
+                    "adjustment_shown", "resolved_at")
     list_filter = ("status", AssigneeFilter)
-    list_select_related = ("player", "assignee")
+    list_select_related = ("player", "assignee", "currency")
     search_fields = ("=player__code",)
     ordering = ("created_at", "id")
     inlines = [NoteInline]
@@ -97,9 +112,26 @@ class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
               "resolved_at", "resolved_by")
     readonly_fields = ("adjustment_shown",)
 
+    def get_queryset(self, request):
+        return with_amount_at_stake(super().get_queryset(request))
+
     @admin.display(description="adjustment", ordering="adjustment")
     def adjustment_shown(self, dispute):
         return format_money(dispute.adjustment, dispute.currency, code=True)
+
+    @admin.display(description="at stake", ordering="at_stake")
+    def at_stake_shown(self, dispute):
+        """What the disputed bets staked, extra stakes included."""
+        return format_money(dispute.at_stake, dispute.currency, code=True)
+
+    @admin.display(description="age", ordering="created_at")
+    def age(self, dispute):
+        """How long the dispute has waited (until its decision, once decided)."""
+        return timesince(dispute.created_at, dispute.resolved_at or timezone.now())
+
+    @admin.display(description="reason")
+    def reason_short(self, dispute):
+        return Truncator(dispute.reason).chars(80)
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -112,11 +144,13 @@ class DisputeAdmin(OperatorScoped, ReadOnlyAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         dispute = self.get_object(request, object_id)
         if dispute is not None:
-            bets = list(dispute.bets.select_related("round", "table", "currency").defer("round__record").order_by("id"))
+            bets = list(with_money(dispute.bets.select_related("round", "table", "currency"))
+                        .defer("round__record").order_by("id"))
             replays = [build_replay(round_id, bet_id=next(b.pk for b in bets if b.round_id == round_id),
                                     bets=replay_bets(request))
                        for round_id in dict.fromkeys(b.round_id for b in bets)]
             extra_context = {**(extra_context or {}), "bets": bets, "replays": replays,
+                             "disputed_ids": [b.pk for b in bets],
                              "audit": audit_trail(dispute, among=audit_rows(request)),
                              "can_resolve": request.user.has_perm("settlement.resolve_dispute"),
                              "resolve_form": actions.ResolveForm()}
@@ -240,6 +274,60 @@ class OperatorActionAdmin(OperatorScoped, ReadOnlyAdmin):
     search_fields = ("=actor_label", "=target_pk")
 
 
+class ExceptionDateFilter(DateRangeFilter):
+    title = "date (operator time zone)"
+    field = "created_at"
+    inputs = [("at_from", "From", "date"), ("at_to", "To", "date")]
+
+
+@admin.register(ExceptionEntry)
+class ExceptionEntryAdmin(OperatorScoped, CsvExportMixin, ReadOnlyAdmin):
+    """The exception report (``settlement.exception_report``): voids, reversals, resettles,
+    adjustments, dispute decisions and pay-table changes, newest first, each with its values
+    before and after, user, reason and ledger transactions; filtered by kind, date, operator (the
+    provider's) and exported as CSV. Operator staff see their operator's lines only."""
+
+    operator_path = "operator"
+    export_filename, export_header = "exception-report.csv", exception_report.CSV_HEADER
+    list_display = ("created_at", "kind", "operator", "round", "player", "dispute", "amount_shown", "before_shown",
+                    "after_shown", "user", "reason", "transactions_shown")
+    list_filter = ("kind", ExceptionDateFilter, ("operator", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("action", "operator", "round__table", "player", "currency")
+    search_fields = ("=round__external_id", "=player__code", "=action__actor_label")
+    ordering = ("-created_at", "-id")
+    change_list_template = "admin/settlement/exceptionentry/change_list.html"
+
+    def get_list_filter(self, request):
+        return self.list_filter if is_provider(request) else self.list_filter[:2]
+
+    def export_rows(self, queryset):
+        return exception_report.rows_for_csv(queryset)
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_shown(self, line):
+        return format_money(line.amount, line.currency, code=True) if line.currency else ""
+
+    @admin.display(description="before")
+    def before_shown(self, line):
+        return exception_report.values_text(line.before)
+
+    @admin.display(description="after")
+    def after_shown(self, line):
+        return exception_report.values_text(line.after)
+
+    @admin.display(description="user", ordering="action__actor_label")
+    def user(self, line):
+        return line.action.actor_label
+
+    @admin.display(description="reason")
+    def reason(self, line):
+        return line.action.reason
+
+    @admin.display(description="transactions")
+    def transactions_shown(self, line):
+        return " ".join(str(t) for t in line.transactions)
+
+
 @admin.register(RoundCorrection)
 class RoundCorrectionAdmin(OperatorScoped, RoundColumnMixin, ReadOnlyAdmin):
     """Corrected round records: the provider's (a record holds every operator's bets)."""
@@ -297,24 +385,51 @@ class AccountPage(AccountBalancePage):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
+class TableForm(forms.ModelForm):
+    """The table's form with the reason a pay-table change needs (the audit trail and the
+    exception report keep it)."""
+
+    pay_tables_reason = forms.CharField(required=False, label="reason for a pay-table change",
+                                        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+                                        help_text="Required when the odds change: kept in the exception report.")
+
+    class Meta:
+        model = Table
+        fields = ("pay_tables",)  # the page's fields are its fieldsets' (``ModelAdmin.get_form``)
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.instance.pk is not None and "pay_tables" in self.changed_data:
+            try:
+                cleaned["pay_tables_reason"] = require_reason(cleaned.get("pay_tables_reason"))
+            except ReasonRequired as exc:
+                self.add_error("pay_tables_reason", f"The odds changed: {exc}.")
+        return cleaned
+
+
 @replace_page(Table)
 class TablePage(TableAdmin):
-    """A table's page with its open RTP-watch alerts (the provider's: operator staff see none)."""
+    """A table's page with its open RTP-watch alerts (the provider's: operator staff see none); a
+    change of its pay tables asks why and is audited with its line in the exception report
+    (``settlement.exception_report.record_pay_tables``)."""
 
+    form = TableForm
     readonly_fields = (*TableAdmin.readonly_fields, "rtp_alerts")
     fieldsets = [(name, {**options, "fields": (*options["fields"], "rtp_alerts")} if name == "Return to player"
+                  else {**options, "fields": (*options["fields"], "pay_tables_reason")} if name == "Pay tables"
                   else options) for name, options in TableAdmin.fieldsets]
 
     def get_fieldsets(self, request, obj=None):
-        return self.fieldsets if is_provider(request) else TableAdmin.fieldsets
+        if is_provider(request):
+            return self.fieldsets
+        return TableAdmin.fieldsets
 
     def save_model(self, request, obj, form, change):
-        """Saves the table; a change of its pay tables is audited with the old and new overrides."""
-        before = Table.objects.filter(pk=obj.pk).values_list("pay_tables", flat=True).first() if change else None
+        before = Table.objects.get(pk=obj.pk).rules() if change else None
         super().save_model(request, obj, form, change)
-        if "pay_tables" in form.changed_data:
-            audit.record(actor=request.user, action=OperatorAction.Action.EDIT_PAY_TABLES, target=obj,
-                         reason="pay tables edited on the table's page", before=before, after=obj.pay_tables)
+        if change and "pay_tables" in form.changed_data:
+            exception_report.record_pay_tables(table=obj, before=before, actor=request.user,
+                                               reason=form.cleaned_data["pay_tables_reason"])
 
     @admin.display(description="open RTP-watch alerts")
     def rtp_alerts(self, table):

@@ -11,11 +11,12 @@ units, never float.
 from django.db import transaction
 
 from accounts.locks import lock_player
+from accounts.models import LedgerTransaction
 from accounts.money import parse_amount
 from accounts.services import house_account, wallet_for
 from wagering.models import Bet
 
-from . import audit
+from . import audit, exception_report
 from .adjustments import parse_adjustment, request_adjustment
 from .exceptions import (
     AdjustmentNotAllowed,
@@ -25,7 +26,7 @@ from .exceptions import (
     NotOwnBets,
 )
 from .locks import lock_dispute
-from .models import Dispute, DisputeNote, OperatorAction
+from .models import Dispute, DisputeNote, ExceptionEntry, OperatorAction
 
 #: A dispute not yet decided: its bets cannot be disputed again until it is.
 PENDING = (Dispute.Status.OPEN, Dispute.Status.INVESTIGATING)
@@ -99,7 +100,8 @@ def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, acto
     Returns the ``Dispute``. Raises ``ReasonRequired``, ``IllegalTransition`` (an OPEN dispute: see
     ``decide_dispute``), ``AdjustmentNotAllowed``, ``AdjustmentLimitExceeded``,
     ``AdjustmentNeedsDispute``, ``InvalidAmount``, ``InsufficientFunds`` (a debit the wallet cannot
-    cover)."""
+    cover). The reason is shown to the player (the player API's disputes); the decision is a line
+    of the exception report."""
     return _resolve_locked(lock_dispute(dispute), upheld, resolution, adjustment, actor, actor_user)
 
 
@@ -135,20 +137,26 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
         return dispute
     if dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED):
         raise AdjustmentNotAllowed(f"dispute {dispute.pk} was already decided {dispute.status}")
+    status_before = dispute.status
     dispute.transition(status)
     dispute.resolution, dispute.adjustment = resolution, amount
     dispute.resolved_by = user
     dispute.save(update_fields=["status", "resolution", "adjustment", "resolved_at", "resolved_by", "updated_at"])
+    wallet, txn = wallet_for(player=dispute.player, currency=dispute.currency_id), None
     if amount:
         table = dispute.bets.order_by("pk").select_related("round__table").first().round.table
-        request_adjustment(wallet=wallet_for(player=dispute.player, currency=dispute.currency_id),
+        request_adjustment(wallet=wallet,
                            house=house_account(name=table.house_name, currency=dispute.currency_id,
                                                operator=dispute.player.operator_id),
                            amount=amount, key=dispute.adjustment_key, memo=f"dispute {dispute.pk}: {resolution}",
                            actor=label, actor_user=user, dispute=dispute, audited=False)
-    audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
-                 operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
-                 adjustment=None if amount is None else str(amount))
+        txn = LedgerTransaction.objects.filter(key=dispute.adjustment_key).first()  # None: awaiting approval
+    action = audit.record(actor=label, actor_user=user, action=OperatorAction.Action.RESOLVE_DISPUTE, target=dispute,
+                          operator_id=dispute.player.operator_id, reason=resolution, upheld=upheld,
+                          adjustment=None if amount is None else str(amount))
+    exception_report.record_wallet(action=action, kind=ExceptionEntry.Kind.DISPUTE_DECISION, wallet=wallet,
+                                   transaction=txn, dispute=dispute, before={"status": status_before},
+                                   after={"status": status, "adjustment": None if amount is None else str(amount)})
     return dispute
 
 

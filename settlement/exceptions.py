@@ -58,6 +58,13 @@ class AlreadyResettled(ServiceError):
     status = 409
 
 
+class RecordUnchanged(ServiceError):
+    """A resettle whose corrected record is the record the round is settled on: nothing would change."""
+
+    code = "record_unchanged"
+    status = 409
+
+
 class AdjustmentLimitExceeded(DisputeError):
     """An adjustment beyond what the acting operator may make: a Dispute officer's limits (per
     adjustment, per day, per player per day: ``DISPUTE_OFFICER_*``), or any adjustment without an

@@ -298,3 +298,91 @@ class Adjustment(models.Model):
 
     def __str__(self):
         return f"adjustment {self.pk} of {self.amount} {self.currency_id} ({self.status})"
+
+
+class RoundSeal(ImmutableModel):
+    """The seal of a round's record at one of its final steps (``state`` SETTLED or VOIDED, on its
+    ``correction``, 0 = the record received): a link of its table's chain of round records
+    (``settlement.seals``). ``content`` says what the round was (table, variant, rules version,
+    pay tables, shoe, times, the void's reason and actor) and holds the SHA-256 of its record,
+    its corrections, its timeline up to ``content["timeline"]["last_event"]`` and its bets as
+    they stood; ``sequence`` counts the table's seals from 1; ``prev_hash`` is the previous
+    seal's ``chain_hash`` (None for the first), ``chain_hash`` the SHA-256 of ``prev_hash`` and the
+    canonical ``content``. Never changed or deleted (a database trigger on PostgreSQL)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="seals")
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="seals")
+    sequence = models.PositiveIntegerField()
+    state = models.CharField(max_length=20)
+    correction = models.PositiveIntegerField(default=0)
+    content = models.JSONField()
+    prev_hash = models.BinaryField(null=True, blank=True, editable=False)
+    chain_hash = models.BinaryField(editable=False)
+    sealed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "sequence"], name="one_seal_sequence_per_table"),
+            models.UniqueConstraint(fields=["round", "state", "correction"], name="one_seal_per_round_step"),
+        ]
+
+    def __str__(self):
+        return f"seal {self.sequence} of {self.table_id}: round {self.round_id} {self.state} ({self.correction})"
+
+
+class SealChain(models.Model):
+    """The head of a table's chain of round seals: the last seal's ``sequence`` and ``chain_hash``
+    (``head``), locked by the one writer of the table's next seal."""
+
+    table = models.OneToOneField(Table, on_delete=models.PROTECT, primary_key=True, related_name="seal_chain")
+    sequence = models.PositiveIntegerField(default=0)
+    head = models.BinaryField(null=True, blank=True, editable=False)
+
+    def __str__(self):
+        return f"seal chain of {self.table_id} ({self.sequence})"
+
+
+class ExceptionEntry(models.Model):
+    """One line of the exception report (``settlement.exception_report``): an operator action that
+    changed money or the rules outside normal play, as it touched ONE operator: a void or the
+    reversal of a settled round, a resettle, a manual adjustment, a dispute decision, a change of
+    a table's pay tables. A round's void or resettle is one line per operator with bets in the
+    round, with that operator's players' money only.
+
+    ``action``: the audit row (who, when, why). ``operator``: whose staff see the line (None: the
+    provider's, a table's pay tables). ``before`` / ``after``: the values the action changed (JSON,
+    money as decimal strings), ``amount``: what it credited the operator's players in all, signed
+    (``Decimal`` in ``currency``'s major units; None when it moved no money), ``transactions``: the
+    ids of the ledger transactions it posted for them. Written by the action's service, in its
+    transaction; never changed."""
+
+    class Kind(models.TextChoices):
+        VOID = "void", "Void"
+        REVERSAL = "reversal", "Reversal of a settled round"
+        RESETTLE = "resettle", "Resettle"
+        ADJUSTMENT = "adjustment", "Manual adjustment"
+        DISPUTE_DECISION = "dispute_decision", "Dispute decision"
+        PAY_TABLES = "pay_tables", "Pay-table change"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    action = models.ForeignKey(OperatorAction, on_delete=models.PROTECT, related_name="exceptions")
+    operator = models.ForeignKey(Operator, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    dispute = models.ForeignKey(Dispute, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    currency = models.ForeignKey(Currency, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(null=True, blank=True, **MONEY)
+    before = models.JSONField(default=dict)
+    after = models.JSONField(default=dict)
+    transactions = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "exception"
+        verbose_name_plural = "exception report"
+        indexes = [models.Index(fields=["created_at", "id"], name="exception_created"),
+                   models.Index(fields=["operator", "created_at"], name="exception_operator_created")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} ({self.action_id})"

@@ -15,6 +15,7 @@ from django.db.models.fields.json import KeyTextTransform
 
 from tables.engine import InvalidRecord
 from tables.models import Round, RoundEvent
+from wagering.models import Bet
 
 from .selectors import effective_record
 
@@ -121,6 +122,21 @@ ROUND_STEPS = frozenset({
     RoundEvent.Kind.CARD_RESCANNED, RoundEvent.Kind.DECISION, RoundEvent.Kind.AUTO_PLAY, RoundEvent.Kind.SUSPENDED,
     RoundEvent.Kind.RESUMED, RoundEvent.Kind.CANCELLED, RoundEvent.Kind.RESULTED, RoundEvent.Kind.SETTLED,
     RoundEvent.Kind.VOIDED, "settlement_failed", "resettled"})
+
+
+def visible_steps(round_, record_ids=None):
+    """``[(RoundEvent, payload)]``: ``round_``'s timeline in order as a partial replay shows it to
+    those who see the bets ``record_ids`` (a set; None: every bet, every payload): their bets'
+    events with their payload, and the round's own steps (``ROUND_STEPS``) without it (a step's
+    counts and totals are every bet's)."""
+    events = RoundEvent.objects.filter(round=round_).order_by("pk")
+    if record_ids is None:
+        return [(e, e.payload) for e in events]
+    mine = Bet.objects.filter(round=round_, record_id__in=list(record_ids)).values("record_id")  # a subquery:
+    # SQLite compares a JSON key's text to a subquery's, not to a list of parameters
+    events = events.annotate(record_ref=KeyTextTransform("record_id", "payload")).filter(
+        Q(kind__in=ROUND_STEPS) | Q(record_ref__in=mine))
+    return [(e, e.payload if e.payload.get("record_id") in record_ids else {}) for e in events]
 
 
 def build_replay(round_id, *, bet_id=None, round_=None, bets=None):

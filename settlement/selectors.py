@@ -8,14 +8,16 @@ The detail of a bet (hands, decisions with auto-play marked, side-bet pattern, o
 record (``Round.result_of``), which gives the same answer. Money is ``Decimal`` in major units.
 """
 
-from django.db.models import Q
+from django.db.models import DecimalField, OuterRef, Q, Subquery, Sum
+from django.db.models.functions import Coalesce
 
-from accounts.models import Account, LedgerEntry
+from accounts.models import MONEY, Account, LedgerEntry
 from accounts.selectors import LEDGER_ROW
 from accounts.sql import shaped_rows
 from tables.engine import InvalidRecord, is_blackjack, score
 from tables.models import Round
 from wagering.models import Bet, BetExtra
+from wagering.selectors import ZERO
 
 from .models import OperatorAction, RoundCorrection
 
@@ -24,6 +26,18 @@ def effective_record(round_):
     """The record ``round_`` is settled on: its last ``RoundCorrection.record``, else ``round_.record``."""
     last = round_.corrections.order_by("-sequence").first()
     return last.record if last else round_.record
+
+
+def with_amount_at_stake(disputes):
+    """``disputes`` (a ``Dispute`` queryset) annotated with ``at_stake``: what their bets staked in
+    all, extra stakes included (``Decimal``, major units of the dispute's currency)."""
+    money = DecimalField(**MONEY)
+    stakes = (Bet.objects.filter(disputes=OuterRef("pk")).order_by().values("disputes")
+              .annotate(total=Sum("stake")).values("total"))
+    extras = (BetExtra.objects.filter(bet__disputes=OuterRef("pk")).order_by().values("bet__disputes")
+              .annotate(total=Sum("amount")).values("total"))
+    return disputes.annotate(at_stake=Coalesce(Subquery(stakes, output_field=money), ZERO)
+                             + Coalesce(Subquery(extras, output_field=money), ZERO))
 
 
 def _keys(bet, extra_keys):
@@ -38,13 +52,29 @@ def _keys(bet, extra_keys):
     return keys
 
 
+def corrected_records(*, shoe_id):
+    """``{round id: record}``: the last correction's record of every corrected round of shoe
+    ``shoe_id`` (a ``Shoe`` pk), the cards those rounds really dealt."""
+    return dict(RoundCorrection.objects.filter(round__shoe_id=shoe_id).order_by("round_id", "sequence")
+                .values_list("round_id", "record"))
+
+
 def bet_ledger_entries(bet):
-    """The entries on ``bet``'s player's wallets that move ``bet``'s money (``_keys``), oldest
-    first, with their transactions and currencies."""
-    ours = (Q(transaction__key__in=_keys(bet, [extra.key for extra in bet.extras.all()]))
-            | Q(transaction__key__startswith=f"resettle:{bet.pk}:"))
-    return (LedgerEntry.objects.filter(ours, account__kind=Account.Kind.WALLET, account__player_id=bet.player_id)
-            .select_related("transaction", "account__currency").order_by("id"))
+    """The entries on ``bet``'s player's wallets that move ``bet``'s money, oldest first, with their
+    transactions and currencies (``bets_money_entries`` of the one bet)."""
+    return bets_money_entries([bet]).select_related("account__currency")
+
+
+def bets_money_entries(bets):
+    """The wallet entries that move ``bets``' money (``Bet`` rows, extras prefetched), oldest first,
+    with their transactions: each bet's ``_keys`` and its resettles' (``resettle:<pk>:<n>``)."""
+    keys, ours = [], Q()
+    for bet in bets:
+        keys += _keys(bet, [extra.key for extra in bet.extras.all()])
+        ours |= Q(transaction__key__startswith=f"resettle:{bet.pk}:")
+    return (LedgerEntry.objects.filter(Q(transaction__key__in=keys) | ours, account__kind=Account.Kind.WALLET,
+                                       account__player_id__in={b.player_id for b in bets})
+            .select_related("transaction").order_by("id"))
 
 
 def bet_ledger_rows(bet, extras):
@@ -90,7 +120,8 @@ def bet_replay(bet):
     engine replays the round's effective record: ``staked``, ``returned``, ``outcome``,
     ``extras``; main/behind: ``hands`` (cards, score, outcome, stake, return, odds, ``decisions``
     ``[{"action", "by": "player"|"auto"}]``) and ``insurance``; side bets: ``pattern`` and
-    ``odds``; ``explanation``.
+    ``odds``; ``explanation``. A refunded bet (its round voided) shows its cards as played but
+    no win: every stake returned, outcome ``void``, no odds (``_voided``).
     A bet behind carries the seat's hands and decisions (table-public cards), never who sits there;
     a boundless bet only its own path. None while the round has no record."""
     stored, correction = bet["settlement__detail"], bet["settlement__correction"]
@@ -106,7 +137,22 @@ def bet_replay(bet):
         stored, dealer = result.bets[bet["record_id"]].to_dict(), record.get("dealer")
     detail = {k: v for k, v in stored.items() if k not in PRIVATE_DETAIL}
     detail["dealer"] = _dealer(dealer or [])
-    return detail
+    return _voided(detail) if bet["state"] == Bet.State.REFUNDED else detail
+
+def _voided(detail):
+    """``detail`` of a bet whose round was voided (RULES 10): whatever the record said, no win
+    stands: the bet, each of its hands and its insurance return their stakes, outcome ``void``,
+    no odds; the cards and decisions stay as played."""
+    voided = {**detail, "returned": detail["staked"], "outcome": "void",
+              "explanation": f"round voided: {detail['staked']} staked, refunded in full (RULES 10)"}
+    if "odds" in detail:
+        voided["odds"] = None
+    if "hands" in detail:
+        voided["hands"] = [{**hand, "returned": hand["stake"], "outcome": "void", "odds": None}
+                           for hand in detail["hands"]]
+    if detail.get("insurance"):
+        voided["insurance"] = {**detail["insurance"], "returned": detail["insurance"]["stake"], "outcome": "void"}
+    return voided
 
 
 #: Keys of the engine's per-bet detail the player API leaves out (the record's ids, the boundless path index).

@@ -30,9 +30,11 @@ from wagering.models import Bet
 from wagering.records import check_record
 from wallets.port import move
 
-from . import audit, plans
-from .exceptions import AlreadyResettled
-from .models import Alert, OperatorAction, RoundCorrection, SettlementDetail
+from . import audit, exception_report, plans
+from .exceptions import AlreadyResettled, RecordUnchanged
+from .models import Alert, ExceptionEntry, OperatorAction, RoundCorrection, SettlementDetail
+from .seals import seal_after_commit
+from .selectors import effective_record
 
 logger = logging.getLogger(__name__)
 State = Round.State
@@ -88,7 +90,9 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None)
     """Write ``plan`` (a ``settlement.plans.Plan``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
-    the rollups (``wagering.rollups.round_settled``, last), the round SETTLED."""
+    the rollups (``wagering.rollups.round_settled``, after the payouts), the round SETTLED, its seal
+    queued (``settlement.seals``). Returns the payouts' ``[(wallet, LedgerTransaction)]``
+    (``wallets.port.move``)."""
     _write_results(round_, plan, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(plan.bets), staked=str(plan.staked), returned=str(plan.returned)).save()
@@ -96,13 +100,15 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None)
     # The payouts last: their wallet locks are held only until the commit (the players' next bets
     # wait for them). Only the paid players' wallets are read; the others' rounds are closed.
     wallets, houses = round_money(round_, {player_id for _, player_id, _ in paid})
-    move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
-                   ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
-          for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of))
+    posted = move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
+                            ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
+                   for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of))
     rollups.round_settled(round_)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
+    seal_after_commit(round_)
+    return posted
 
 
 def _fail(round_, reason):
@@ -154,13 +160,25 @@ def settle_round(*, round_id):
 def preview_resettle(*, round_id, corrected_record):
     """What resettling round ``round_id`` with ``corrected_record`` would return per bet, before
     anything is written: ``(round, [(Bet, new return)])`` for the bets the record settles, in id
-    order (the round with its table and currency loaded). Raises ``NotFound``, ``InvalidRecord``."""
+    order (the round with its table and currency loaded). Raises ``NotFound``, ``InvalidRecord``,
+    ``RecordUnchanged`` (the record the SETTLED round is settled on already)."""
     round_ = Round.objects.select_related("table__currency").filter(pk=round_id).first()
     if round_ is None:
         raise NotFound(f"no round {round_id}")
-    result, _ = check_record(round_, corrected_record)
+    result, _ = _checked_correction(round_, corrected_record)
     return round_, [(b, result.bets[b.record_id].returned)
                     for b in round_.bets.select_related("player").order_by("id") if b.record_id in result.bets]
+
+
+def _checked_correction(round_, corrected_record):
+    """``check_record`` of ``corrected_record`` for ``round_``: ``(the engine's result, the bets it
+    holds)``; raises ``InvalidRecord``, or ``RecordUnchanged`` when ``round_`` is SETTLED on that
+    record already (a failed round may be settled again on its own record)."""
+    checked = check_record(round_, corrected_record)
+    if round_.state == State.SETTLED and corrected_record == effective_record(round_):
+        raise RecordUnchanged(f"the corrected record of round {round_.title} is the record it is settled on: "
+                              "nothing to resettle")
+    return checked
 
 
 @transaction.atomic(durable=True)
@@ -172,8 +190,10 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
     or a debit that may take a wallet negative like a reversal: flagged, with an ``Alert``), its
     bets' outcome, return and detail updated. ``corrected_record``: a round record
     (docs/round-record.md), validated by the engine against the round's bets (``check_record``).
-    Writes an ``OperatorAction``. Returns the ``RoundCorrection``. Raises ``NotFound``,
-    ``ReasonRequired``, ``IllegalTransition`` (other states), ``InvalidRecord``, ``AlreadyResettled``
+    Writes an ``OperatorAction`` and its exception report lines (``settlement.exception_report``: one
+    per operator with bets in the round). Returns the ``RoundCorrection``. Raises ``NotFound``,
+    ``ReasonRequired``, ``IllegalTransition`` (other states), ``InvalidRecord``, ``RecordUnchanged``
+    (the record the round is settled on already: nothing to correct), ``AlreadyResettled``
     (``after_correction``, the sequence of the correction the operator saw, 0 for none, is no
     longer the last one: a double submit or a concurrent resettle; nothing changes)."""
     reason = audit.require_reason(reason)
@@ -185,39 +205,44 @@ def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None
     if round_.state not in (State.SETTLED, State.SETTLEMENT_FAILED):
         raise IllegalTransition(f"round {round_id} is {round_.state}: only a settled or failed round is resettled",
                                 state=round_.state)
-    result, held = check_record(round_, corrected_record)
+    result, held = _checked_correction(round_, corrected_record)
     plan = plans.plan_of(result, held)
+    state_before, before = round_.state, exception_report.round_money(round_)
     correction = RoundCorrection.objects.create(round=round_, sequence=last + 1, record=corrected_record,
                                                 reason=reason, actor=user, actor_label=label)
     if round_.state == State.SETTLEMENT_FAILED:
-        _settle_locked(round_, plan, correction=correction.sequence, actor=label, actor_user=user)
+        posted = _settle_locked(round_, plan, correction=correction.sequence, actor=label, actor_user=user)
         diffs = {}
     else:
         bets = {b.record_id: b for b in round_.bets.exclude(state=Bet.State.REFUNDED)}
-        diffs = _resettle_locked(round_, result, plan, bets, correction.sequence, label, user)
-    audit.record(actor=label, actor_user=user, target=round_, reason=reason,
-                 action=OperatorAction.Action.RESETTLE_ROUND, correction=correction.sequence,
-                 differences={rid: str(d) for rid, d in diffs.items()})
+        diffs, posted = _resettle_locked(round_, result, plan, bets, correction.sequence, label, user)
+    action = audit.record(actor=label, actor_user=user, target=round_, reason=reason,
+                          action=OperatorAction.Action.RESETTLE_ROUND, correction=correction.sequence,
+                          differences={rid: str(d) for rid, d in diffs.items()})
+    exception_report.record_round(action=action, kind=ExceptionEntry.Kind.RESETTLE, round_=round_,
+                                  state_before=state_before, before=before, posted=posted, correction_before=last)
     return correction
 
 
 def _resettle_locked(round_, result, plan, bets, n, label, user):
     """Post the per-bet differences of a SETTLED round's correction ``n`` (see ``resettle_round``;
     ``result``: the engine's, ``plan`` its ``Plan``, ``bets``: ``{record_id: Bet}``), write
-    ``plan`` and add what it changed to the rollups; returns ``{record_id: difference}`` of the
-    bets whose return changed."""
+    ``plan`` and add what it changed to the rollups; returns ``({record_id: difference} of the bets
+    whose return changed, posted)``: ``posted`` the ledger transactions written
+    (``wallets.port.move``)."""
     counted = Bet.objects.filter(round=round_, state=Bet.State.SETTLED)
     before = rollups.figures_of(counted)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
     wallets, houses = round_money(round_, {bets[rid].player_id for rid in diffs})
-    move([bet_move(round_, wallets, houses, key=f"resettle:{bets[rid].pk}:{n}", group=f"resettle-{n}",
-                   kind="resettle", ledger_kind=Kind.PAYOUT if diff > 0 else Kind.REVERSAL,
-                   player=bets[rid].player_id, amount=abs(diff), to_player=diff > 0, bet=bets[rid].pk)
-          for rid, diff in diffs.items()], allow_negative=True)
+    posted = move([bet_move(round_, wallets, houses, key=f"resettle:{bets[rid].pk}:{n}", group=f"resettle-{n}",
+                            kind="resettle", ledger_kind=Kind.PAYOUT if diff > 0 else Kind.REVERSAL,
+                            player=bets[rid].player_id, amount=abs(diff), to_player=diff > 0, bet=bets[rid].pk)
+                   for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
     _write_results(round_, plan, n, timezone.now())
     rollups.record(rollups.difference(rollups.figures_of(counted), before))
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
-    return diffs
+    seal_after_commit(round_)
+    return diffs, posted

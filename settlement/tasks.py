@@ -10,15 +10,19 @@ invalid record is not an exception here: the round goes to SETTLEMENT_FAILED and
 Beat jobs (rows created by migration ``0002_beat_schedule``, editable in the admin; run exactly ONE
 beat): ``redrive_unsettled`` every minute, ``void_overdue`` every minute, ``reconcile_ledger`` hourly;
 ``rtp_watch`` every 10 minutes (migration ``0003_rtp_watch``), ``watch_wallets`` every minute
-(migration ``0008_watch_wallets``).
+(migration ``0008_watch_wallets``), ``seal_unsealed`` every minute (migration ``0015_round_seals``).
+``seal_round`` (a round's seal, queued when it reaches a final step) is ``settlement.seals``'s.
 """
 
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
-from . import jobs, services, voids
+from . import jobs, seals, services, voids
 from . import rtp_watch as rtp_watch_service
+from .seals import seal_round
+
+__all__ = ["seal_round"]  # registered with the worker from here, its tasks module
 
 RETRY = {"autoretry_for": (OperationalError,), "max_retries": settings.SETTLEMENT_TASK_MAX_RETRIES,
          "retry_backoff": 2, "retry_backoff_max": min(60, settings.CELERY_MAX_COUNTDOWN), "retry_jitter": True}
@@ -68,3 +72,9 @@ def rtp_watch():
     """Beat: observed vs theoretical RTP of every table (``rtp_watch.watch``); returns the number of
     ``rtp_deviation`` alerts opened or updated."""
     return len(rtp_watch_service.watch())
+
+
+@shared_task(name="settlement.seal_unsealed", **RETRY)
+def seal_unsealed():
+    """Beat: seal the recent rounds whose seal task was lost (``seals.seal_unsealed``); returns how many."""
+    return len(seals.seal_unsealed())

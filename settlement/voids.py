@@ -23,8 +23,9 @@ from wagering.closing import refund_bets
 from wagering.models import Bet
 from wallets.port import move
 
-from . import audit, plans
-from .models import OperatorAction
+from . import audit, exception_report, plans
+from .models import ExceptionEntry, OperatorAction
+from .seals import seal_after_commit
 from .services import flag_negative
 
 State = Round.State
@@ -55,19 +56,20 @@ def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=No
 def _reverse_locked(round_, label, user):
     """Undo a SETTLED round by new ledger entries (nothing is edited): every stake refunded in full,
     then every bet's current return taken back (``reverse:<bet>``, allowed to take a wallet negative,
-    which flags it and raises an ``Alert``). Bets become REFUNDED. Returns the events to write."""
+    which flags it and raises an ``Alert``). Bets become REFUNDED. Returns ``(events to write,
+    posted)``: ``posted`` the ledger transactions written (``wallets.port.move``)."""
     bets = list(round_.bets.filter(state=Bet.State.SETTLED).prefetch_related("extras"))
-    events = refund_bets(round_, bets, actor=label, actor_user=user)
+    events, posted = refund_bets(round_, bets, actor=label, actor_user=user)
     paid = [b for b in bets if b.returned]
     players = {b.player_id for b in paid}
     wallets, houses = round_money(round_, players)
     memo = f"void of settled round {round_.title}"
-    move([bet_move(round_, wallets, houses, key=f"reverse:{b.pk}", group="reverse", kind="correction",
-                   ledger_kind=Kind.REVERSAL, player=b.player_id, amount=b.returned, to_player=False, bet=b.pk,
-                   memo=memo) for b in paid], allow_negative=True)
+    posted += move([bet_move(round_, wallets, houses, key=f"reverse:{b.pk}", group="reverse", kind="correction",
+                             ledger_kind=Kind.REVERSAL, player=b.player_id, amount=b.returned, to_player=False,
+                             bet=b.pk, memo=memo) for b in paid], allow_negative=True)
     flag_negative(round_, players, "reversal")
     return events + [event(round_, "reversed", actor=label, actor_user=user, bet=b.pk, record_id=b.record_id,
-                           returned=str(b.returned)) for b in paid]
+                           returned=str(b.returned)) for b in paid], posted
 
 
 def _void_locked(round_, reason, label, user):
@@ -75,18 +77,19 @@ def _void_locked(round_, reason, label, user):
     days its bets were placed on (``wagering.rollups``): a settled round's bets no longer stand,
     every refund is counted, and a round voided before betting closed counts its players.
     Raises ``IllegalTransition``."""
-    settled = round_.state == State.SETTLED
-    before = rollups.figures_of(round_.bets.all())
+    settled, state_before = round_.state == State.SETTLED, round_.state
+    before = exception_report.round_money(round_)
+    counted = rollups.figures_of(round_.bets.all())
     if round_.state == State.RESULTED:
         plans.forget(round_)  # its settlement, now never written
     round_.transition(State.VOIDED)
     if settled:
-        events = _reverse_locked(round_, label, user)
+        events, posted = _reverse_locked(round_, label, user)
     else:
-        events = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
-                                          .prefetch_related("extras")), actor=label, actor_user=user)
+        events, posted = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
+                                                  .prefetch_related("extras")), actor=label, actor_user=user)
     round_.save(update_fields=["state", "voided_at"])
-    rollups.record(rollups.difference(rollups.figures_of(round_.bets.all()), before))
+    rollups.record(rollups.difference(rollups.figures_of(round_.bets.all()), counted))
     if settled:
         rollups.round_reversed(round_)
     if round_.closed_at is None:
@@ -94,8 +97,12 @@ def _void_locked(round_, reason, label, user):
     events.append(event(round_, RoundEvent.Kind.VOIDED, actor=label, actor_user=user, reason=reason,
                         reversal=settled))
     RoundEvent.objects.bulk_create(events, batch_size=5000)
-    audit.record(actor=label, actor_user=user, target=round_, reason=reason,
-                 action=OperatorAction.Action.REVERSE_ROUND if settled else OperatorAction.Action.VOID_ROUND)
+    action = audit.record(actor=label, actor_user=user, target=round_, reason=reason,
+                          action=OperatorAction.Action.REVERSE_ROUND if settled else OperatorAction.Action.VOID_ROUND)
+    exception_report.record_round(action=action, kind=ExceptionEntry.Kind.REVERSAL if settled else
+                                  ExceptionEntry.Kind.VOID, round_=round_, state_before=state_before, before=before,
+                                  posted=posted)
+    seal_after_commit(round_)
     return round_
 
 
@@ -108,7 +115,9 @@ def void_round(*, round_id, reason, actor, actor_user=None):
     entries; a wallet that cannot cover it goes negative, flagged, with an ``Alert``. An already
     VOIDED round is left alone (idempotent; one transaction, so a crash leaves nothing half done).
     ``reason``: non-blank text; ``actor``: a user or a label (``settlement.audit``). Writes an
-    ``OperatorAction``. Returns the ``Round``. Raises ``NotFound``, ``ReasonRequired``."""
+    ``OperatorAction`` and its lines of the exception report (``settlement.exception_report``: one
+    per operator with bets in the round). Returns the ``Round``. Raises ``NotFound``,
+    ``ReasonRequired``."""
     reason = audit.require_reason(reason)
     label, user = audit.actor_fields(actor, actor_user)
     round_ = lock_round(round_id)

@@ -13,13 +13,55 @@ from django.urls import path
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
+from rest_framework.authtoken.models import TokenProxy
+from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from accounts.scoping import PROVIDER, SHARED, OperatorScoped
-from adminkit.base import ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
+from adminkit.base import AddressedBy, ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
-from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
+from .models import Round, RoundEvent, Seat, Shoe, Studio, StudioAPIKey, Table, TableLimit
+from .pay_tables_form import PayTablesField
 from .tasks import compute_table_rtp
+
+# DRF's token page would list every token's raw key: player API tokens (demo and tests) are not
+# administered on a page; game servers' keys are hashed (``StudioAPIKey``).
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
+
+
+@admin.register(Studio)
+class StudioAdmin(OperatorScoped, admin.ModelAdmin):
+    """The studios whose game servers deal the tables: the provider's (no operator's page)."""
+
+    operator_path = PROVIDER
+    list_display = ("code", "name", "created_at")
+    search_fields = ("code", "name")
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(StudioAPIKey)
+class StudioAPIKeyAdmin(OperatorScoped, AddressedBy, APIKeyModelAdmin):
+    """Game-server service accounts, the provider's, named by their prefix (the primary key holds
+    the hash, never shown): the key is shown once, when created (the library's message); only its
+    prefix afterwards; revocation is for good. The signing secret is on no page (``manage.py
+    create_game_server_key --signed`` prints it once)."""
+
+    operator_path = PROVIDER
+    url_field = "prefix"
+    list_display = ("prefix", "name", "studio", "created", "expiry_date", "_has_expired", "revoked", "signed")
+    list_filter = ("studio", "revoked")
+    list_select_related = ("studio",)
+    fields = ("studio", "name", "prefix", "expiry_date", "revoked")
+
+    @admin.display(boolean=True, description="signs its requests")
+    def signed(self, key):
+        return bool(key.signing_secret)
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), *(("studio",) if obj is not None else ()))
 
 
 class TableLimitInline(OperatorScoped, admin.TabularInline):
@@ -46,13 +88,14 @@ class TableAdmin(OperatorScoped, admin.ModelAdmin):
 
     operator_path = SHARED
 
-    list_display = ("code", "name", "variant", "currency", "status", "penetration", "suspend_limit_seconds", "seats")
-    list_filter = ("variant", "status", "currency")
+    list_display = ("code", "name", "studio", "variant", "currency", "status", "penetration", "suspend_limit_seconds",
+                     "seats")
+    list_filter = ("studio", "variant", "status", "currency")
     search_fields = ("code", "name")
     inlines = [TableLimitInline, SeatInline]
     readonly_fields = ("effective_pay_tables", "variant_defaults", "theoretical_rtp")
     fieldsets = [
-        (None, {"fields": ("code", "name", "variant", "currency", "status", "seats")}),
+        (None, {"fields": ("code", "name", "studio", "variant", "currency", "status", "seats")}),
         ("Shoe and suspension", {"fields": ("penetration", "suspend_limit_seconds")}),
         ("Pay tables", {"fields": ("pay_tables", "effective_pay_tables", "variant_defaults"),
                         "description": "A change applies to the rounds opened after it: each round keeps the "
@@ -63,6 +106,16 @@ class TableAdmin(OperatorScoped, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        """The form, its ``pay_tables`` edited as odds per pattern of the table's variant
+        (``tables.pay_tables_form``) where the user may change them."""
+        form = super().get_form(request, obj, change, **kwargs)
+        if "pay_tables" not in form.base_fields:
+            return form
+        field = PayTablesField(variant=obj.variant if obj is not None else None,
+                               label="pay-table overrides (odds per pattern)")
+        return type(form.__name__, (form,), {"pay_tables": field})
 
     def get_readonly_fields(self, request, obj=None):
         """A table with rounds shows its ``Table.FIXED_ONCE_PLAYED`` fields read-only."""
@@ -87,16 +140,11 @@ class TableAdmin(OperatorScoped, admin.ModelAdmin):
             return f"invalid overrides: {e}"
         rep = rtp.stored_report(rules)
         if rep is None:
-            # nothing queued it (e.g. tables created by ``make run``'s seed, not saved here): queue
-            # it now. Without a Celery broker (the zero-setup default) the task runs in-process on
-            # commit, i.e. right here, so this first view computes and shows it.
+            # nothing queued it yet (e.g. tables created by ``make run``'s seed): queue it, never
+            # compute it here (the exact main-game RTP takes seconds)
             compute_table_rtp.delay_on_commit(table.pk)
-            rep = rtp.stored_report(rules)
-            if rep is None:
-                return ("not computed yet: the computation was queued just now (a Celery worker "
-                        "runs it); reload in a few seconds")
-            return format_html("{}<p class=\"help\">Computed on this view (it had not been computed "
-                               "for these rules yet).</p>", _rtp_html(rtp.rtp_by_bet_type(rules, rep)))
+            return ("not computed yet: its computation is queued (a Celery worker computes it once per rule "
+                    "set and stores it); reload in a little while")
         return _rtp_html(rtp.rtp_by_bet_type(rules, rep))
 
     @method_decorator(require_POST)

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from accounts.models import MONEY, Currency, ImmutableModel, Player
 from tables.exceptions import IllegalTransition
@@ -26,9 +27,59 @@ class Variant(models.TextChoices):
     BOUNDLESS = "boundless", "Boundless"
 
 
+#: The studio the tables from before studios migrated to, and where a new table goes by default.
+DEFAULT_STUDIO = "default"
+
+
+class Studio(models.Model):
+    """A live studio: it runs tables, and its game server reports their rounds and bets through
+    its service accounts (``StudioAPIKey``), which act on this studio's tables only."""
+
+    code = models.SlugField(max_length=32, unique=True)
+    name = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.code
+
+
+def default_studio():
+    """The pk of the ``DEFAULT_STUDIO`` (created if missing): a new table's studio unless given."""
+    return Studio.objects.get_or_create(code=DEFAULT_STUDIO, defaults={"name": "Default studio"})[0].pk
+
+
+class StudioAPIKeyManager(APIKeyManager):
+    """The library's key manager; the keys it finds (``get_from_key``) come with their studio."""
+
+    def get_usable_keys(self):
+        return super().get_usable_keys().select_related("studio")
+
+
+class StudioAPIKey(AbstractAPIKey):
+    """A game-server service account of one ``studio`` (``Authorization: Bearer <key>`` on the
+    game-server API): stored hashed (its ``prefix`` identifies it), shown once when created,
+    revocable (``revoked``, for good). It acts on its studio's tables and their rounds only.
+    ``signing_secret``: when set, every request of the key must also be signed with it
+    (HMAC-SHA256, ``delivery.api.game.signing``); shown once when set, never on a page."""
+
+    studio = models.ForeignKey(Studio, on_delete=models.PROTECT, related_name="api_keys")
+    signing_secret = models.CharField(max_length=128, blank=True, editable=False)
+
+    objects = StudioAPIKeyManager()
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "game-server API key"
+        verbose_name_plural = "game-server API keys"
+
+    @property
+    def actor(self):
+        """How the timeline names this service account: ``game-server:<studio>/<key name>``."""
+        return f"game-server:{self.studio.code}/{self.name}"
+
+
 class Table(models.Model):
-    """A live table: ``code`` (``CL-1``, the house account is ``table:<code>``), ``variant``,
-    ``currency``, ``status``.
+    """A live table of one ``studio``: ``code`` (``CL-1``, the house account is
+    ``table:<code>``), ``variant``, ``currency``, ``status``.
 
     - ``pay_tables``: operator overrides of the variant's default odds, ``{bet_type: {pattern: "odds"}}``
       (odds as decimal strings, ``"6"`` = 6:1); empty = the defaults (RULES 5, 8). Validated by
@@ -46,6 +97,7 @@ class Table(models.Model):
 
     code = models.SlugField(max_length=32, unique=True)
     name = models.CharField(max_length=100)
+    studio = models.ForeignKey(Studio, on_delete=models.PROTECT, related_name="tables", default=default_studio)
     variant = models.CharField(max_length=16, choices=Variant.choices)
     currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="tables")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
@@ -171,6 +223,12 @@ class Shoe(models.Model):
         return f"{self.table.code} shoe {self.sequence}"
 
 
+def rules_version_now():
+    """The engine's ``RULES_VERSION`` (a round's ``rules_version`` when it opens)."""
+    from tables.engine import RULES_VERSION
+    return RULES_VERSION
+
+
 class Round(models.Model):
     """One round of a table, identified by the game server's ``external_id`` (unique per table).
 
@@ -183,6 +241,7 @@ class Round(models.Model):
     ``record`` is the round record (docs/round-record.md) as received, kept as evidence, never changed.
     ``pay_tables``: the table's pay-table overrides in force when the round opened; the round is
     priced with them (``rules``) however the table's odds change later (RULES 5, 8).
+    ``rules_version``: the engine's ``RULES_VERSION`` when the round opened (its game record's).
     """
 
     class State(models.TextChoices):
@@ -216,6 +275,7 @@ class Round(models.Model):
     state = models.CharField(max_length=20, choices=State.choices, default=State.OPEN, db_index=True)
     record = models.JSONField(null=True, blank=True)
     pay_tables = models.JSONField(default=dict, blank=True, editable=False)
+    rules_version = models.CharField(max_length=16, default=rules_version_now, editable=False)
     failure_reason = models.TextField(blank=True)
     opened_at = models.DateTimeField(default=timezone.now, db_index=True)
     closed_at = models.DateTimeField(null=True, blank=True)

@@ -13,10 +13,11 @@ from django.db import transaction
 from accounts.selectors import player_wallets
 from accounts.services import house_account
 
+from .cards import SCANS, check_scan
 from .engine.seating import keeps_seat
 from .exceptions import IllegalTransition, InvalidInput, NotFound
 from .locks import lock_round, lock_seats, lock_shoe, lock_table
-from .models import Round, RoundEvent, Seat, Table, TableLimit
+from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
 from .validation import check_json
 
 
@@ -56,13 +57,17 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     """Open betting on a new round of table ``table_code`` (RULES 3, 9).
 
     ``external_id``: the game server's round id (str, unique per table; opening it again returns
-    the same round). ``shoe``: the shoe's sequence number (int); a new number starts a new shoe
-    (shuffled now, ``burn_count`` cards burnt, RULES 1). The round's ``shoe_round`` is the shoe's
-    next round number. Seated players whose balance is below the table's main-bet minimum are
-    unseated (RULES 9). Returns the ``Round`` (OPEN).
+    the same round, found under the table's lock: of two identical calls at once, one creates it).
+    ``shoe``: the shoe's sequence number (int, never below the table's latest shoe: a shoe number
+    never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
+    burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's next round
+    number. Seated players whose balance is below the table's main-bet minimum are unseated
+    (RULES 9). Returns the ``Round`` (OPEN), with ``created``: True when this call opened
+    it, False when ``external_id`` was opened before (the round as it is now).
 
     Raises ``NotFound`` (table), ``IllegalTransition`` (table not open, another round still in play,
-    the shoe's cut card is out, or ``external_id`` reused with another shoe).
+    the shoe's cut card is out, a shoe number below the table's latest, or ``external_id`` reused
+    with another shoe).
     """
     table = get_table(table_code)
     lock_table(table)
@@ -70,12 +75,17 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     if existing is not None:
         if existing.shoe.sequence != shoe:
             raise IllegalTransition(f"round {external_id} was opened on shoe {existing.shoe.sequence}")
+        existing.created = False
         return existing
     if table.status != Table.Status.OPEN:
         raise IllegalTransition(f"table {table.code} is {table.status}")
     busy = Round.objects.filter(table=table, state__in=Round.IN_PLAY).first()
     if busy is not None:
         raise IllegalTransition(f"round {busy.external_id} of table {table.code} is still {busy.state}")
+    latest = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
+    if latest is not None and shoe < latest:
+        raise IllegalTransition(f"table {table.code} deals from shoe {latest}: shoe {shoe} is behind it "
+                                "(a shoe number never goes backwards)")
     shoe_row = lock_shoe(table, shoe, burn_count=burn_count)
     if shoe_row.cut_card_out:
         raise IllegalTransition(f"shoe {shoe} of table {table.code} is finished: reshuffle and open a new shoe")
@@ -95,6 +105,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
         events += [unseat(s, round_, "balance below the table minimum", actor=actor, actor_user=actor_user)
                    for s in seats if not keeps_seat(getattr(wallets.get(s.player_id), "balance", 0), minimum)]
     RoundEvent.objects.bulk_create(events)
+    round_.created = True
     return round_
 
 
@@ -135,8 +146,10 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     """Append play events to the timeline of a round whose cards are being dealt (CLOSED or
     SUSPENDED). ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
     ``{"kind": "card_scanned", "card": "AS", "to": "seat:3"}`` or ``{"kind": "decision", "seat": 3,
-    "action": "hit"}``. All or nothing. Returns the saved ``RoundEvent`` rows. Raises ``NotFound``,
-    ``IllegalTransition`` (round not being dealt), ``InvalidInput`` (unknown kind, not a list)."""
+    "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
+    the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
+    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt), ``InvalidInput``
+    (unknown kind, not a list, a scan's card or destination)."""
     round_ = lock_round(round_id)
     if round_.state not in (Round.State.CLOSED, Round.State.SUSPENDED) or round_.cancelled_at:
         raise IllegalTransition(f"round {round_id} is {round_.state}: no cards are being dealt")
@@ -149,6 +162,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         if kind not in PLAY_EVENTS:
             raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
         check_json(payload, f"events[{i}]")  # no NUL (PostgreSQL's jsonb refuses it)
+        if kind in SCANS:
+            check_scan(round_.table, kind, payload, f"events[{i}]")
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other
         rows.append(RoundEvent(round=round_, kind=kind, actor=actor[:100], actor_user=actor_user, payload=payload))
     return RoundEvent.objects.bulk_create(rows)

@@ -64,7 +64,7 @@ def schema_settings(settings):
     Django's test client does)."""
     settings.ALLOWED_HOSTS = ["localhost", "testserver"]
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_THROTTLE_RATES": {"player": None, "operator": None}}
+                               "DEFAULT_THROTTLE_RATES": {"player": None, "operator": None, "game_server": None}}
     for signal in (request_started, request_finished):
         signal.disconnect(close_old_connections)
     yield settings

@@ -14,8 +14,8 @@ from decimal import Decimal
 import factory
 from django.contrib.auth import get_user_model
 
-from accounts.models import Currency, Operator, Player
-from accounts.operators import create_operator, transfer, upsert_player
+from accounts.models import Currency, Operator, Player, PlayerSession
+from accounts.operators import create_operator, open_session, transfer, upsert_player
 from accounts.services import default_operator, deposit, wallet_for
 from tables.engine import ruleset
 from tables.models import Table, TableLimit
@@ -44,11 +44,22 @@ class UserFactory(factory.django.DjangoModelFactory):
 
 def fund(player, amount, currency="EUR"):
     """Deposit ``amount`` (decimal string) into ``player``'s wallet in ``currency`` (a code of an
-    existing currency); returns the wallet."""
+    existing currency) and make sure the player has a live session in it (``in_session``): the
+    game server may seat them. Returns the wallet."""
     wallet = wallet_for(player=player, currency=currency)
     deposit(wallet=wallet, amount=amount, key=f"test-deposit:{next(_deposits)}:{player.pk}")
     wallet.refresh_from_db()
+    in_session(player, currency)
     return wallet
+
+
+def in_session(player, currency="EUR"):
+    """A live session of ``player`` (who holds a wallet in ``currency``) in ``currency``, opened by
+    its operator (``accounts.operators.open_session``) unless one is open; returns its raw token
+    (None when one was already open)."""
+    if PlayerSession.objects.filter(player=player, currency_id=currency, revoked_at__isnull=True).exists():
+        return None
+    return open_session(operator=player.operator, player=player.code, currency=currency)[1]
 
 
 class PlayerFactory(factory.django.DjangoModelFactory):
@@ -77,7 +88,8 @@ def operator_with_players(code, players=(), *, currencies=("EUR",), funded=None,
     """Operator ``code`` (``accounts.operators.create_operator``) using ``currencies`` (created if
     missing), in ``wallet_mode`` (seamless: with a made-up wallet URL and secret), and its players
     ``players`` (codes), each with a wallet in every currency and, in transfer mode, ``funded`` (a
-    decimal string) transferred into each. Returns ``(Operator, raw API key, {code: Player})``."""
+    decimal string) transferred into each, and a live session in each currency. Returns
+    ``(Operator, raw API key, {code: Player})``."""
     for currency in currencies:
         CurrencyFactory(code=currency)
     wallet = {"wallet_url": f"https://{code}.example/wallet", "wallet_secret": "s3cret"} \
@@ -89,6 +101,8 @@ def operator_with_players(code, players=(), *, currencies=("EUR",), funded=None,
         for currency in currencies if funded and wallet_mode == Operator.WalletMode.TRANSFER else ():
             transfer(operator=operator, transfer_id=f"fund-{player}-{currency}", player=player, currency=currency,
                      amount=funded, direction="in")
+        for currency in currencies:
+            in_session(found[player], currency)
     return operator, key, found
 
 
@@ -156,6 +170,15 @@ def make_operator(role, username=None):
                                                 password=OPERATOR_PASSWORD, is_staff=True)
     user.groups.add(ensure_roles()[role])
     return user
+
+
+def scan(round_id, record):
+    """Report ``record``'s cards as scanned to round ``round_id`` (CLOSED), as the studio's scanner
+    does while dealing (``tables.cards.scan_events``): a record must hold the cards scanned."""
+    from tables.cards import scan_events
+    from tables.services import report_play
+
+    report_play(round_id=round_id, events=scan_events(record), actor="test")
 
 
 def totp_device(user):

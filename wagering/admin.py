@@ -4,24 +4,23 @@ Read-only: bets change only through the wagering and settlement services. ``sett
 completes a bet's page with what a dispute needs (its replay, ledger entries, audit trail)."""
 
 import csv
-from datetime import datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from io import StringIO
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.options import IncorrectLookupParameters
-from django.contrib.admin.views.main import ERROR_FLAG
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import path
 from django.utils import timezone
 
-from accounts.models import Currency, Operator
+from accounts.models import Currency, Operator, Player
 from accounts.scoping import OperatorScoped, is_provider, operator_id_of
 from adminkit.base import ReadOnlyAdmin, ReadOnlyInline
+from adminkit.export import CsvExportMixin
 from adminkit.filters import AmountRangeFilter, DateRangeFilter, InputFilter, operator_zone, parse_id
 from adminkit.money import format_money
 from adminkit.paginator import LookaheadPaginatorMixin
@@ -30,21 +29,24 @@ from tables.rtp import expected_rtp, stored_report
 
 from .models import Bet, BetExtra, DailyRollup
 from .reports import GROUPS, Selection, daily_money, money_chart, report, rtp_series
-from .selectors import CSV_COLUMNS, bets_for_csv
+from .selectors import CSV_HEADER, bets_for_csv, with_money
 
 
 class BetSearchFilter(InputFilter):
-    """Exact search by player code, bet (id or record id), round (id, external id, or
-    ``TABLE-CODE/external id``: external ids repeat across tables) or table code. An id too large
-    for the database is refused with a message."""
+    """Search by player (the start of a player code or game code, in any case: ``demo-real-000``
+    finds ``DEMO-REAL-0001``'s bets), bet (id or record id), round (id, external id, or
+    ``TABLE-CODE/external id``: external ids repeat across tables) or table code (exactly). An id
+    too large for the database is refused with a message."""
 
     title = "search"
-    inputs = [("player", "Player code", "text"), ("bet", "Bet id", "text"),
+    inputs = [("player", "Player code (start)", "text"), ("bet", "Bet id", "text"),
               ("round", "Round", "text"), ("table", "Table code", "text")]
 
     def filter(self, queryset, values):
         if "player" in values:
-            queryset = queryset.filter(Q(player__code=values["player"]) | Q(player__game_code=values["player"]))
+            start = values["player"]
+            players = Player.objects.filter(Q(code__istartswith=start) | Q(game_code__istartswith=start))
+            queryset = queryset.filter(player__in=players)
         if "bet" in values:
             bet = values["bet"]
             if bet.isdigit():
@@ -113,15 +115,16 @@ class BetExtraInline(OperatorScoped, ReadOnlyInline):
 
 
 @admin.register(Bet)
-class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
+class BetAdmin(OperatorScoped, CsvExportMixin, LookaheadPaginatorMixin, ReadOnlyAdmin):
     """Bet Record list (bounded queries, no COUNT) and bet page. The list fits 1600 px: variant is a
     filter only, the seat goes with the type, money in the bet's currency (US format, its minor
     units), times to the second in the operator's zone. Operator staff see their players' bets."""
 
     operator_path = "player__operator"
+    export_filename, export_header = "bet-record.csv", CSV_HEADER
 
-    list_display = ("id", "placed", "player", "round_link", "type_seat", "stake_shown", "returned_shown",
-                    "currency", "state", "outcome")
+    list_display = ("id", "placed", "player", "round_link", "type_seat", "staked_shown", "returned_shown",
+                    "net_shown", "currency", "state", "outcome")
     list_select_related = ("player", "round", "table", "currency")
     list_filter = (BetSearchFilter, PlacedFilter, StakeFilter, ("table__variant", admin.ChoicesFieldListFilter),
                    "type", "state", OutcomeFilter)
@@ -130,18 +133,19 @@ class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
     inlines = [BetExtraInline]
     change_list_template = "admin/wagering/bet/change_list.html"
     change_form_template = "admin/wagering/bet/change_form.html"
-    readonly_fields = ("round_link", "stake_shown", "returned_shown", "placed")
-    fields = ("round_link", "player", "table", "currency", "type", "seat", "record_id", "stake_shown", "state",
-              "outcome", "returned_shown", "placed", "settled_at", "idempotency_key")
+    readonly_fields = ("round_link", "stake_shown", "staked_shown", "returned_shown", "net_shown", "placed")
+    fields = ("round_link", "player", "table", "currency", "type", "seat", "record_id", "stake_shown", "staked_shown",
+              "state", "outcome", "returned_shown", "net_shown", "placed", "settled_at", "idempotency_key")
 
     def get_queryset(self, request):
-        return super().get_queryset(request).defer("round__record")  # the list shows the round's id only
+        # the list shows the round's id only; money with the extra stakes (``with_money``)
+        return with_money(super().get_queryset(request).defer("round__record"))
 
     def get_object(self, request, object_id, from_field=None):
         # the page: the round (with its table, currency and shoe: the replay uses them), player,
         # table and currency in the bet's one query
-        queryset = self.scope(request, Bet.objects.select_related("round__table__currency", "round__shoe", "player",
-                                                                  "table", "currency"))
+        queryset = self.scope(request, with_money(Bet.objects.select_related(
+            "round__table__currency", "round__shoe", "player", "table", "currency")))
         cache = request.__dict__.setdefault("_admin_objects", {})
         key = (self.model._meta.label, str(object_id), from_field)
         if key not in cache:
@@ -163,51 +167,33 @@ class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
     def type_seat(self, bet):
         return f"{bet.type} · seat {bet.seat}" if bet.seat else bet.type
 
-    @admin.display(description="stake", ordering="stake")
+    @admin.display(description="stake (original)", ordering="stake")
     def stake_shown(self, bet):
         return format_money(bet.stake, bet.currency)
 
-    @admin.display(description="returned", ordering="returned")
+    @admin.display(description="staked")
+    def staked_shown(self, bet):
+        """The stake and every extra stake (double, split, insurance, follows)."""
+        return format_money(bet.staked, bet.currency)
+
+    @admin.display(description="returned")
     def returned_shown(self, bet):
-        return format_money(bet.returned, bet.currency)
+        """Everything credited back (a refunded bet: all it staked); blank while open."""
+        return format_money(bet.returned_total, bet.currency)
 
-    def get_urls(self):
-        return [path("export.csv", self.admin_site.admin_view(self.export_csv),
-                     name="wagering_bet_export")] + super().get_urls()
+    @admin.display(description="net")
+    def net_shown(self, bet):
+        """Returned - staked: the player's result (negative: the player lost); blank while open."""
+        return format_money(bet.net, bet.currency)
 
-    def export_csv(self, request):
-        """The current search as CSV, streamed (``.iterator``): the rows never all sit in memory.
-        A query the list itself refuses (an unknown field, a malformed lookup) goes back to the
-        list's "?e=1" page, as the list does."""
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-        try:
-            queryset = self.get_changelist_instance(request).queryset
-        except IncorrectLookupParameters:
-            return HttpResponseRedirect(f"{reverse('admin:wagering_bet_changelist')}?{ERROR_FLAG}=1")
-        zone = operator_zone(request)
-
-        class Echo:
-            def write(self, value):
-                return value
-
-        writer = csv.writer(Echo())
-
-        def rows():
-            yield writer.writerow([name for name, _ in CSV_COLUMNS])
-            for row in bets_for_csv(queryset):
-                yield writer.writerow([timezone.localtime(v, zone).isoformat() if isinstance(v, datetime) else v
-                                       for v in row])
-
-        response = StreamingHttpResponse(rows(), content_type="text/csv")
-        response["Content-Disposition"] = 'attachment; filename="bet-record.csv"'
-        return response
+    def export_rows(self, queryset):
+        """``wagering.selectors.CSV_HEADER``'s columns: staked with the extra stakes, returned, net,
+        outcome, operator."""
+        return bets_for_csv(queryset)
 
     def changelist_view(self, request, extra_context=None):
-        search = request.GET.copy()
-        search.pop("p", None)
         zone = operator_zone(request)
-        extra_context = {**(extra_context or {}), "export_query": search.urlencode(), "operator_zone": zone}
+        extra_context = {**(extra_context or {}), "operator_zone": zone}
         with timezone.override(zone):
             response = super().changelist_view(request, extra_context)
             if hasattr(response, "render"):
@@ -218,7 +204,7 @@ class BetAdmin(OperatorScoped, LookaheadPaginatorMixin, ReadOnlyAdmin):
         bet = self.get_object(request, object_id)
         if bet is not None:
             extra_context = {**(extra_context or {}),
-                             "subtitle": f"{bet.type} {format_money(bet.stake, bet.currency, code=True)} "
+                             "subtitle": f"{bet.type} {format_money(bet.staked, bet.currency, code=True)} "
                                          f"({bet.record_id})"}
         return super().change_view(request, object_id, form_url, extra_context)
 

@@ -27,11 +27,12 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
     """Refund ``bets`` (a ``Bet`` list, extras prefetched) of ``round_`` (a locked ``Round``) in full,
     stake and every extra stake (``refund:<bet>``, ``refund:<kind>:<bet>``; RULES 10), mark them
     REFUNDED with outcome ``void`` and ``returned`` = everything they staked (a settled bet's earlier
-    return is replaced: its reversal is posted by settlement), and return one unsaved
-    ``bet_refunded`` event per bet. Used by ``close_betting`` (seat emptied) and by
-    ``settlement.voids`` (a cancelled or voided round)."""
+    return is replaced: its reversal is posted by settlement). Returns ``(events, posted)``: one
+    unsaved ``bet_refunded`` event per bet, and the refunds' ``[(wallet, LedgerTransaction)]``
+    (``wallets.port.move``). Used by ``close_betting`` (seat emptied) and by ``settlement.voids``
+    (a cancelled or voided round)."""
     if not bets:
-        return []
+        return [], []
     wallets, houses = round_money(round_, {b.player_id for b in bets})
     moves = []
     for bet in bets:
@@ -39,13 +40,13 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
             moves.append(bet_move(round_, wallets, houses, key=key, group="refund", kind="refund",
                                   ledger_kind=LedgerTransaction.Kind.REFUND, player=bet.player_id, amount=amount,
                                   bet=bet.pk))
-    move(moves)
+    posted = move(moves)
     extras = BetExtra.objects.filter(bet=OuterRef("pk")).values("bet").annotate(total=Sum("amount")).values("total")
     Bet.objects.filter(pk__in=[b.pk for b in bets]).update(  # a void's return is everything staked back
         state=Bet.State.REFUNDED, outcome="void", returned=F("stake") + Coalesce(Subquery(extras), Decimal(0)),
         settled_at=timezone.now())
     return [event(round_, Kind.BET_REFUNDED, actor=actor, actor_user=actor_user, bet=b.pk, record_id=b.record_id,
-                  refunded=str(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)))) for b in bets]
+                  refunded=str(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)))) for b in bets], posted
 
 
 @transaction.atomic
@@ -83,7 +84,7 @@ def close_betting(*, round_id, actor="", actor_user=None):
                                          actor_user=actor_user))
                 else:
                     seat.save(update_fields=["rounds_without_bet"])
-        events += refund_bets(round_, orphans, actor=actor, actor_user=actor_user)
+        events += refund_bets(round_, orphans, actor=actor, actor_user=actor_user)[0]
     accepted = round_.bets.filter(state=Bet.State.PLACED).update(state=Bet.State.ACCEPTED)
     events.insert(0, event(round_, Kind.BETTING_CLOSED, actor=actor, actor_user=actor_user,
                            accepted=accepted, refunded=len(orphans)))

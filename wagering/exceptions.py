@@ -24,6 +24,15 @@ class LimitExceeded(WageringError):
     code = "limit_exceeded"
 
 
+class BetStacked(WageringError):
+    """A second bet of one player on the same position (seat, or the shared hand) and bet type in
+    one round: the table's limits apply per player, per position and bet type, per round
+    (RULES 6, 7, 8), and a player plays one hand (RULES 7, 9)."""
+
+    code = "bet_stacked"
+    status = 409
+
+
 class SeatTaken(WageringError):
     """The seat is occupied by another player, or already has a seat bet this round (RULES 9)."""
 

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from accounts.locks import lock_wallets
 from accounts.models import Operator
+from tables.cards import dealer_up_card
 from tables.engine import fallback, parse_card, score, why_illegal
 from tables.engine.extras import extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
 from tables.exceptions import IllegalTransition, InvalidInput, NotFound, ServiceError
@@ -57,14 +58,23 @@ class _Extras:
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
         self._seat_extras = None
+        self._up_card = False  # not looked up yet
         self.new, self.events, self.to_debit = [], [], []
 
     def seat_extras(self):
-        """``{(seat, kind, hand)}`` of the extras taken by the round's seat (main) bets (loaded once)."""
+        """``{(seat, kind, hand)}`` of the extras taken by the round's seat (main) bets: those
+        stored (loaded once) and those taken earlier in this batch (the batch is taken in order)."""
         if self._seat_extras is None:
             self._seat_extras = set(BetExtra.objects.filter(bet__round=self.round, bet__type="main")
                                     .values_list("bet__seat", "kind", "hand"))
+            self._seat_extras |= {(x.bet.seat, x.kind, x.hand) for x in self.new if x.bet.type == "main"}
         return self._seat_extras
+
+    def up_card(self):
+        """The dealer's up card as scanned (``tables.cards.dealer_up_card``; looked up once), or None."""
+        if self._up_card is False:
+            self._up_card = dealer_up_card(self.round.pk)
+        return self._up_card
 
     def take(self, request, actor, actor_user):
         """Check one request (see ``add_extra_stake``) and take it in memory; returns its
@@ -128,7 +138,15 @@ class _Extras:
     def _check_context(self, bet, kind, hand):
         """The extra stakes an extra depends on (the engine's ``own_prerequisite`` and
         ``seat_prerequisite``): a double on hand 2 needs the split; a follow needs the seat's own
-        double / split on that hand (RULES 6)."""
+        double / split on that hand (RULES 6), stored or taken earlier in the batch. Insurance is
+        offered at decision time on a dealer ace only: the up card must have been reported
+        (``card_scanned`` to ``dealer``) and be an ace (RULES 4)."""
+        if kind == "insurance":
+            up = self.up_card()
+            if up is None:
+                raise InvalidExtra("insurance is taken once the dealer's up card is reported (card_scanned to dealer)")
+            if up[0] != "A":
+                raise InvalidExtra(f"insurance is offered on a dealer ace only; the up card is {up}")
         own = own_prerequisite(kind, hand)
         if own is not None and not any((bet.pk, own, h) in self.taken for h in (1, 2)):
             raise InvalidExtra(f"no second hand: bet {bet.record_id} was not split")

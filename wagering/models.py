@@ -104,7 +104,6 @@ class Bet(models.Model):
                                    related_name="bets", db_index=False, db_constraint=False)
 
     class Meta:
-        permissions = [("use_game_api", "Can call the game-server API")]
         constraints = [
             models.UniqueConstraint(fields=["round", "record_id"], name="one_record_id_per_round"),
             # a constraint, not unique=True: that also builds a LIKE index nothing searches with

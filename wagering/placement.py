@@ -16,7 +16,8 @@ from django.utils import timezone
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds, PlatformError
 from accounts.locks import lock_wallets_by_code
 from accounts.models import Operator, Player
-from accounts.money import parse_amount
+from accounts.money import amount_string, parse_amount
+from accounts.operators import players_in_session
 from tables.engine.seating import half_stake, may_take_seat, mirrored_stakes, why_no_bet_behind, why_no_seat
 from tables.exceptions import InvalidInput, NotFound
 from tables.locks import lock_round, lock_seats
@@ -27,6 +28,7 @@ from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, tak
 from . import pg
 from .exceptions import (
     BehindOwnSeat,
+    BetStacked,
     BettingClosed,
     LimitExceeded,
     SeatNotAllowed,
@@ -83,6 +85,9 @@ class _Placement:
         codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
         self.wallets, self.players = self._wallets_and_players(codes)
         self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        # read once the wallets are locked: a concurrent batch of the same player has committed
+        self.positions = set(Bet.objects.filter(round=round_, player_id__in=list(self.wallets))
+                             .values_list("player_id", "type", "seat"))
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
         if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key of its own
             keys |= {k + MIRROR for k in keys}
@@ -99,14 +104,14 @@ class _Placement:
                 self.record_ids.add(bet.record_id)
 
     def _wallets_and_players(self, codes):
-        """``({player_id: locked wallet}, {code: Player})`` for the player ``codes``: the wallets
-        with their players in one query; players without a wallet in the table currency by a second
-        one, only if there are any (they are rejected later for lack of funds, not as unknown)."""
+        """``({player_id: locked wallet}, {code: Player})`` of the players the game codes ``codes``
+        name who hold a live session in the table currency (``accounts.operators.players_in_session``:
+        their operator lets them play now; a session in a currency comes with a wallet in it). Any
+        other code, unknown or not, is no player for the game server: one answer for all."""
         wallets = {w.player_id: w for w in lock_wallets_by_code(self.table.currency, codes)}
-        players = {w.player.game_code: w.player for w in wallets.values()}
-        if missing := codes - players.keys():
-            players.update((p.game_code, p) for p in Player.objects.filter(game_code__in=missing))
-        return wallets, players
+        live = players_in_session(wallets, self.table.currency_id)
+        wallets = {pid: w for pid, w in wallets.items() if pid in live}
+        return wallets, {w.player.game_code: w.player for w in wallets.values()}
 
     # -- one request ------------------------------------------------------------------------------
 
@@ -118,7 +123,7 @@ class _Placement:
             raise InvalidInput("key: a non-empty string of at most 120 characters is required")
         player = self.players.get(request.get("player"))
         if player is None:
-            raise NotFound(f"no player {request.get('player')!r}")
+            raise NotFound(f"no player {request.get('player')!r} in a live session in {self.table.currency_id}")
         stake = parse_amount(request.get("stake"), self.minor_units)
         if key in self.existing:
             return self._replay(key, player, bet_type, seat_no, stake)
@@ -131,10 +136,15 @@ class _Placement:
                                      f"{self.rules.last_shoe_round[bet_type]}; this is round {self.round.shoe_round}")
         self._check_limits(bet_type, stake)
         placements = self._placements(player, bet_type, seat_no, stake)
+        for seat, _ in placements:
+            if (player.pk, bet_type, seat) in self.positions:
+                where = f"seat {seat}" if seat is not None else "this round"
+                raise BetStacked(f"player {player.game_code} already has a {bet_type} bet on {where}: "
+                                 "one bet per player, position and bet type in a round")
         total = sum(s for _, s in placements)
-        wallet = self.wallets.get(player.pk)
-        if wallet is None or not wallet.journal and self.available[player.pk] < total:
-            raise InsufficientFunds(f"player {player.game_code} cannot cover {total}")
+        wallet = self.wallets[player.pk]
+        if not wallet.journal and self.available[player.pk] < total:
+            raise InsufficientFunds(f"the player's wallet cannot cover the stake of {self._shown(total)}")
         record_id = request.get("record_id") or key
         if not isinstance(record_id, str) or record_id in self.record_ids:
             raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
@@ -167,14 +177,21 @@ class _Placement:
         limit = self.limits.get(bet_type)
         return limit.chip_step if limit else Decimal(1).scaleb(-self.minor_units)
 
+    def _shown(self, amount):
+        return amount_string(amount, self.minor_units)
+
     def _check_limits(self, bet_type, stake):
+        """The table's limits of ``bet_type`` on one bet (one per player, position and bet type:
+        ``BetStacked``); ``LimitExceeded`` naming them in the currency's minor units."""
         limit = self.limits.get(bet_type)
         if limit is None:
             return
         if not limit.min_stake <= stake <= limit.max_stake:
-            raise LimitExceeded(f"{bet_type} stakes are {limit.min_stake} to {limit.max_stake}, not {stake}")
+            raise LimitExceeded(f"{bet_type} stakes are {self._shown(limit.min_stake)} to "
+                                f"{self._shown(limit.max_stake)}, not {self._shown(stake)}")
         if stake % limit.chip_step:
-            raise LimitExceeded(f"{bet_type} stakes are multiples of {limit.chip_step}, not {stake}")
+            raise LimitExceeded(f"{bet_type} stakes are multiples of {self._shown(limit.chip_step)}, "
+                                f"not {self._shown(stake)}")
 
     def _placements(self, player, bet_type, seat_no, stake):
         """``[(seat number or None, stake)]`` the request places, by the seat rules (RULES 6, 9)."""
@@ -240,6 +257,7 @@ class _Placement:
     def _accept(self, player, bets):
         self.available[player.pk] -= sum(b.stake for b in bets)
         for bet in bets:
+            self.positions.add((player.pk, bet.type, bet.seat))
             self.existing[bet.idempotency_key] = bet
             self.record_ids.add(bet.record_id)
             if bet.type == "behind":
@@ -261,13 +279,17 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     stake is taken at once through the wallet port: a transfer player's from the platform's
     wallet (ledger ``stake:<bet>``, all in one posting), a seamless player's by a debit of its
     operator's wallet first (all the batch's debits at once), the bet placed only once the debit
-    answered OK. The rules: RULES 8 (types offered, shoe-round limits), the table's limits, RULES 6
-    and 9 (seats, behind, mirrors). A key seen before returns its bet(s) with ``created=False`` and
-    no second debit; the same key with another body is rejected with ``idempotency_conflict``.
+    answered OK. The rules: only a player with a live session in the table currency (minted by
+    the player's operator: ``accounts.operators.players_in_session``) bets; any other code, known
+    or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
+    table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
+    type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
+    key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
+    with another body is rejected with ``idempotency_conflict``.
 
     Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
-    ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds``,
-    ``limit_exceeded``, ``seat_taken``, ``seat_not_allowed``, ``behind_own_seat``,
+    ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds`` (never with the
+    balance), ``limit_exceeded``, ``bet_stacked``, ``seat_taken``, ``seat_not_allowed``, ``behind_own_seat``,
     ``side_bet_unavailable``, ``idempotency_conflict``, ``invalid_input``, and for seamless
     players ``player_blocked`` and ``wallet_unavailable``) and a ``bet_rejected`` event. Raises
     ``NotFound`` for an unknown round. Each request's field types are checked first

@@ -25,10 +25,11 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from accounts.models import MONEY, Currency
+from accounts.money import amount_string
 from accounts.sql import shaped_rows
 from tables.models import Round
 
-from .models import Bet, BetExtra
+from .models import Bet, BetExtra, bet_money
 
 ZERO = Value(Decimal(0), output_field=DecimalField(**MONEY))
 
@@ -131,10 +132,10 @@ CLOSED, OPEN = (Bet.State.SETTLED, Bet.State.REFUNDED), (Bet.State.PLACED, Bet.S
 
 @dataclass(frozen=True)
 class Totals:
-    """Totals of a set of bets in one ``currency`` (a ``Currency``), counting only settled money:
-    ``count``, ``staked`` (extra stakes included) and ``returned`` of the closed bets (SETTLED, and
-    REFUNDED: everything staked back), ``net`` (returned - staked; negative = the player lost); the
-    bets still in play apart: ``open_count`` and ``open_staked``."""
+    """Totals of a set of bets in one ``currency`` (a ``Currency``), over settled money only: the
+    bets settled or refunded (``count``, ``staked``, ``returned``, ``net`` = returned - staked;
+    negative = the player lost); the bets still open apart (``open_count``, ``open_staked``: their
+    stakes and extra stakes, neither won nor lost yet)."""
 
     currency: Currency
     count: int
@@ -153,26 +154,27 @@ def bet_totals(bets):
     ``bets_for_player``). Two grouped scans: the bets' stakes and returns, then their extra stakes
     (a refunded bet not yet given a ``returned`` got its extras back too)."""
     bets = bets.order_by()
-    is_open = Q(state__in=OPEN)
+    closed, still_open = Q(state__in=CLOSED), ~Q(state__in=CLOSED)
     refunded_stake = Case(When(state=Bet.State.REFUNDED, then=F("stake")), default=ZERO)
     rows = (bets.values(code=F("currency_id"))
-            .annotate(n=Count("id", filter=~is_open), staked=Sum("stake", filter=~is_open),
-                      returned=Sum(Coalesce("returned", refunded_stake), filter=~is_open),
-                      open_n=Count("id", filter=is_open), open_staked=Sum("stake", filter=is_open)))
-    extra_open = Q(bet__state__in=OPEN)
+            .annotate(n=Count("id", filter=closed), staked=Coalesce(Sum("stake", filter=closed), ZERO),
+                      returned=Coalesce(Sum(Coalesce("returned", refunded_stake), filter=closed), ZERO),
+                      open_n=Count("id", filter=still_open),
+                      open_staked=Coalesce(Sum("stake", filter=still_open), ZERO)))
     refunded_extra = Case(When(bet__state=Bet.State.REFUNDED, bet__returned__isnull=True, then=F("amount")),
                           default=ZERO)
+    extra_closed, extra_open = Q(bet__state__in=CLOSED), ~Q(bet__state__in=CLOSED)
     extras = {r["code"]: r for r in BetExtra.objects.filter(bet__in=bets.values("pk"))
               .values(code=F("bet__currency_id"))
-              .annotate(staked=Sum("amount", filter=~extra_open), returned=Sum(refunded_extra),
-                        open_staked=Sum("amount", filter=extra_open))}
+              .annotate(staked=Coalesce(Sum("amount", filter=extra_closed), ZERO),
+                        open_staked=Coalesce(Sum("amount", filter=extra_open), ZERO),
+                        returned=Coalesce(Sum(refunded_extra, filter=extra_closed), ZERO))}
     currencies = Currency.objects.in_bulk([r["code"] for r in rows])
     totals = []
     for r in sorted(rows, key=lambda r: r["code"]):
-        extra = extras.get(r["code"], {})
-        totals.append(Totals(currencies[r["code"]], r["n"], (r["staked"] or 0) + (extra.get("staked") or 0),
-                             (r["returned"] or 0) + (extra.get("returned") or 0), r["open_n"],
-                             (r["open_staked"] or 0) + (extra.get("open_staked") or 0)))
+        extra = extras.get(r["code"], {"staked": 0, "returned": 0, "open_staked": 0})
+        totals.append(Totals(currencies[r["code"]], r["n"], r["staked"] + extra["staked"],
+                             r["returned"] + extra["returned"], r["open_n"], r["open_staked"] + extra["open_staked"]))
     return totals
 
 
@@ -200,15 +202,22 @@ def _rounds_with(bets):
     return Round.objects.filter(Exists(bets.filter(round=OuterRef("pk")))).select_related("table__currency")
 
 
-#: The Bet Record CSV columns: (header, value path for ``values_list``).
-CSV_COLUMNS = [
-    ("bet_id", "id"), ("record_id", "record_id"), ("placed_at", "placed_at"), ("player", "player__game_code"),
-    ("table", "table__code"), ("variant", "table__variant"), ("round", "round__external_id"),
-    ("type", "type"), ("seat", "seat"), ("stake", "stake"), ("currency", "currency_id"),
-    ("state", "state"), ("outcome", "outcome"), ("returned", "returned"), ("settled_at", "settled_at"),
-]
+#: The Bet Record CSV's columns: the bet, its operator and player, its money in its currency's minor
+#: units (``staked``: the stake and every extra stake; ``returned`` and ``net`` as ``bet_money``
+#: gives them, empty while the bet is open) and its outcome.
+CSV_HEADER = ["bet_id", "record_id", "placed_at", "operator", "player", "table", "variant", "round", "type", "seat",
+              "currency", "stake", "staked", "returned", "net", "state", "outcome", "settled_at"]
+_CSV_VALUES = ("id", "record_id", "placed_at", "player__operator__code", "player__game_code", "table__code",
+               "table__variant", "round__external_id", "type", "seat", "currency_id", "stake", "extras_total",
+               "returned", "state", "outcome", "settled_at", "currency__minor_units")
 
 
 def bets_for_csv(queryset):
-    """Rows of ``queryset`` as tuples of ``CSV_COLUMNS``, streamed from the database in chunks."""
-    return queryset.values_list(*(path for _, path in CSV_COLUMNS)).iterator(chunk_size=2000)
+    """Rows of ``queryset`` (a ``with_money`` queryset of bets) as tuples of ``CSV_HEADER``, money as
+    decimal strings, streamed from the database in chunks."""
+    for (pk, record_id, placed_at, operator, player, table, variant, round_, type_, seat, currency, stake, extras,
+         returned, state, outcome, settled_at, minor_units) in (
+            queryset.values_list(*_CSV_VALUES).iterator(chunk_size=2000)):
+        staked, returned, net = bet_money(stake, extras, returned, state)
+        yield (pk, record_id, placed_at, operator, player, table, variant, round_, type_, seat, currency,
+               *(amount_string(x, minor_units) for x in (stake, staked, returned, net)), state, outcome, settled_at)

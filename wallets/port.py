@@ -82,14 +82,18 @@ def move(moves, *, allow_negative=False, closing=None):
     (``allow_negative``: a debit may take the wallet below zero, flagged: reversals and resettles
     only); a seamless player's as one posting per group on its journal wallet plus one outbox
     movement per group, delivered after commit. ``closing`` (a ``Closing``): the zero credits of a
-    round's seamless players. Raises what ``accounts.services.post`` raises."""
+    round's seamless players. Returns ``[(wallet, LedgerTransaction)]``: each posting's player
+    wallet and its transaction (the one its key already held, for a key posted before); a seamless
+    player's group is one posting. Raises what ``accounts.services.post`` raises."""
     plain = [m for m in moves if not m.wallet.journal]
-    post([_posting(m.key, m.ledger_kind, m.wallet, m.house, m.amount, m.to_player, m.memo) for m in plain],
-         allow_negative=allow_negative)
+    posted = list(zip([m.wallet for m in plain],
+                      post([_posting(m.key, m.ledger_kind, m.wallet, m.house, m.amount, m.to_player, m.memo)
+                            for m in plain], allow_negative=allow_negative)))
     journal = [m for m in moves if m.wallet.journal]
     closed = _closed_wallets(closing, {m.group for m in journal}) if closing else []
     if journal or closed:
-        seamless.write_outbox(journal, closed)
+        posted += seamless.write_outbox(journal, closed)
+    return posted
 
 
 def adjust(*, wallet, house, amount, key, memo=""):

@@ -49,11 +49,13 @@ def _outbox_movement(key, wallet, amount, kind, round_ref, table_ref, bets, ledg
 def write_outbox(moves, closed):
     """Write the seamless ``moves`` (``port.Move`` on journal wallets) as one posting and one
     outbox movement per group, and the zero credits of ``closed`` (``(group, wallet, kind,
-    round_ref, table_ref, bets)``), in the caller's transaction; deliver them after it commits."""
+    round_ref, table_ref, bets)``), in the caller's transaction; deliver them after it commits.
+    Returns ``[(wallet, LedgerTransaction)]`` of the groups' postings (none for a group that nets
+    to zero)."""
     groups = defaultdict(list)
     for m in moves:
         groups[m.group].append(m)
-    postings, movements = [], []
+    postings, movements, wallets = [], [], []
     for key, members in groups.items():
         first = members[0]
         net = sum((m.amount if m.to_player else -m.amount for m in members), Decimal(0))
@@ -62,12 +64,14 @@ def write_outbox(moves, closed):
             source, destination = (first.house, first.wallet) if net > 0 else (first.wallet, first.house)
             postings.append(Posting(key=key, kind=LEDGER_KIND[kind], source=source, destination=destination,
                                     amount=abs(net), memo=first.memo))
+            wallets.append(first.wallet)
         movements.append(_outbox_movement(key, first.wallet, net, first.kind, first.round_ref, first.table_ref,
                                           [m.bet for m in members if m.bet is not None], key if net else None))
     movements += [_outbox_movement(key, wallet, Decimal(0), kind, round_ref, table_ref, bets, None)
                   for key, wallet, kind, round_ref, table_ref, bets in closed]
-    post(postings)
+    posted = list(zip(wallets, post(postings)))
     queue_delivery({m.player_id for m in WalletMovement.objects.bulk_create(movements)})
+    return posted
 
 
 # --- stakes ---------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 from rest_framework.renderers import JSONRenderer
 
-from delivery.api.common import SafeJSONParser
+from delivery.api.common import SafeJSONParser, refuse_repeated_query_params
 from delivery.api.common import exception_handler as common_exception_handler
 from delivery.api.player.pagination import MAX_ID
 
@@ -48,6 +48,11 @@ class StrictAPIView(GenericAPIView):
     def get_exception_handler(self):
         return exception_handler
 
+    @property
+    def allowed_methods(self):
+        """The methods the view answers, for ``Allow``: OPTIONS left out (it answers 405)."""
+        return [m for m in super().allowed_methods if m != "OPTIONS"]
+
     def perform_content_negotiation(self, request, force=False):
         return super().perform_content_negotiation(request, force=True)  # JSON, even for ?format=
 
@@ -61,9 +66,7 @@ class StrictAPIView(GenericAPIView):
         unknown = sorted(set(request.query_params) - allowed)
         if unknown:
             raise drf.ValidationError(f"unknown query parameter(s): {', '.join(unknown)[:200]}")
-        repeated = sorted(key for key, values in request.query_params.lists() if len(values) > 1)
-        if repeated:
-            raise drf.ValidationError(f"query parameter(s) given more than once: {', '.join(repeated)[:200]}")
+        refuse_repeated_query_params(request)
         values = [(key, value) for key, values in request.query_params.lists() for value in values]
         if any("\x00" in key or "\x00" in value for key, value in values):
             raise drf.ValidationError("query parameters must not contain NUL bytes")

@@ -8,12 +8,14 @@ DRF's own (authentication, permission, parsing).
 """
 
 import json
+import logging
 import math
 import re
 from collections.abc import Mapping
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -22,12 +24,28 @@ from rest_framework import serializers
 from rest_framework.authentication import get_authorization_header
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.exceptions import PlatformError
 
+logger = logging.getLogger(__name__)
+
 #: A ``\uD800``-``\uDFFF`` escape in a JSON text: a UTF-16 surrogate, half of a pair or alone.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class RequestTooLarge(drf.APIException):
+    """A request body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (413 ``request_too_large``)."""
+
+    status_code = 413
+    default_code = "request_too_large"
+    default_detail = "request body too large"
+
+
+#: How long a client should wait before it sends again a request the database was too busy for.
+RETRY_AFTER_SECONDS = 1
 
 
 def _finite_float(text):
@@ -48,7 +66,7 @@ class SafeJSONParser(JSONParser):
     ``ParseError`` (400 ``invalid_input``) — never a 500 or Django's HTML 400. Refused: ``NaN``
     and ``Infinity``, a number that overflows to infinity (``1e400``), a string holding a lone
     UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a body nested too deep for the
-    decoder (``RecursionError``) or too large (``RequestDataTooBig``)."""
+    decoder (``RecursionError``); a body too large is ``RequestTooLarge`` (413)."""
 
     #: ``json.loads``'s ``object_pairs_hook`` (None: a repeated key keeps its last value).
     object_pairs_hook = None
@@ -65,7 +83,7 @@ class SafeJSONParser(JSONParser):
         except RecursionError:
             raise drf.ParseError("JSON parse error - nested too deeply") from None
         except RequestDataTooBig:
-            raise drf.ParseError("request body too large") from None
+            raise RequestTooLarge() from None
         except LookupError:  # a charset that is a codec but not a text encoding (rot13, base64)
             raise drf.ParseError(f"JSON parse error - {encoding!r} is not a text encoding") from None
         except UnicodeEncodeError:
@@ -124,17 +142,50 @@ def error_body(exc):
 
 
 def exception_handler(exc, context):
-    """DRF exception handler of the APIs (see the module docstring)."""
+    """DRF exception handler of the APIs (see the module docstring). A body too large is 413
+    ``request_too_large``; a database error that outlived its retries (a lock wait timed out:
+    SQLite's "database is locked", PostgreSQL's lock timeout or lost connection) is 503
+    ``database_busy`` with ``Retry-After`` (the request changed nothing: its transaction rolled
+    back), never an HTML page; it is logged (a warning with the error) for the on-call engineer."""
     if isinstance(exc, PlatformError):
         return Response(error_body(exc), status=exc.status)
     if isinstance(exc, RequestDataTooBig):
-        return Response({"code": "invalid_input", "detail": "request body too large"}, status=413)
+        exc = RequestTooLarge()
+    if isinstance(exc, OperationalError):
+        request = context.get("request")
+        logger.warning("database error answered 503 database_busy: %s %s", getattr(request, "method", "?"),
+                       getattr(request, "path", "?"), exc_info=exc)
+        return Response({"code": "database_busy", "detail": "the database is busy: nothing was written, send the "
+                         f"request again in {RETRY_AFTER_SECONDS} s"}, status=503,
+                        headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     response = drf_exception_handler(exc, context)
     if response is not None:
         code = "invalid_input" if isinstance(exc, (drf.ValidationError, drf.ParseError)) else \
             getattr(exc, "default_code", "error")
         response.data = {"code": code, "detail": _flatten(getattr(exc, "detail", str(exc)))}
     return response
+
+
+def refuse_repeated_query_params(request):
+    """``ValidationError`` (400 ``invalid_input``) when a query parameter of ``request`` (DRF's)
+    is given more than once: none takes the last value silently."""
+    repeated = sorted(key for key, values in request.query_params.lists() if len(values) > 1)
+    if repeated:
+        raise drf.ValidationError(f"query parameter(s) given more than once: {', '.join(repeated)[:200]}")
+
+
+class KeyThrottle(ScopedRateThrottle):
+    """DRF's scoped throttle on the view's ``throttle_scope`` (``operator``, ``game_server``),
+    counted per API key (``request.auth.prefix``: an operator's or a studio service account's) in
+    the default cache: at most ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"][scope]`` requests (e.g.
+    ``"1200/min"``; None: no limit) in any sliding window of the period, read at each request so
+    that changed settings apply at once. Refused requests (429, with ``Retry-After``) do not count."""
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": request.auth.prefix}
 
 
 @extend_schema_field(OpenApiTypes.STR)

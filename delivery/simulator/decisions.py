@@ -5,15 +5,16 @@ Players decide by basic strategy with some deviations and timeouts (the engine's
 goes through ``wagering.extras.add_extra_stakes`` when it is decided: a double or split the
 wallet cannot cover (or a seamless operator's wallet does not take) comes back as not applied,
 and ``RoundPlay`` then plays the RULES 4 fallback (so each is its own call: the play needs the
-answer before it goes on); insurance is offered once
-the initial deal is out (before the peek), every bet's request in one ``add_extra_stakes`` batch;
-bets behind choose to follow a double or a split of their seat."""
+answer before it goes on); insurance is offered once the initial deal is out (before the peek),
+once the dealer's up card is reported (``report_play``), every bet's request in one
+``add_extra_stakes`` batch; bets behind choose to follow a double or a split of their seat."""
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 
 from tables.engine.play import HandView, random_decider
+from tables.services import report_play
 from wagering.exceptions import WalletRefused
 from wagering.extras import add_extra_stakes
 
@@ -73,7 +74,7 @@ class RoundDecisions:
       round_pk: the platform's round id; ``bets``: the record's bet dicts (``RoundPlay.bets``,
       mutated: ``insurance`` / ``follow_*`` flags set when the extra stake is taken);
       rng; ``deviate`` / ``timeout``: shares of decisions off basic strategy / timed out;
-      ``stats``: a ``DecisionStats``.
+      ``stats``: a ``DecisionStats``. ``up_card``: the dealer's up card once reported (None before).
     """
 
     def __init__(self, round_pk: int, rng: random.Random, deviate: float, timeout: float, stats: DecisionStats):
@@ -81,6 +82,7 @@ class RoundDecisions:
         self.strategy = random_decider(rng, deviate=deviate, timeout=timeout)
         self.bets: list = []
         self.deal: InitialDeal | None = None
+        self.up_card: str | None = None
 
     def attach(self, bets: list, deal: InitialDeal) -> None:
         """Use ``bets`` (the live ``RoundPlay.bets``) and ``deal`` (closed before the first decision)."""
@@ -110,6 +112,8 @@ class RoundDecisions:
         asking = [bet for bet in self.bets if bet["type"] in ("main", "behind") and self.rng.random() < INSURANCE_RATE]
         if not asking:
             return
+        call(report_play, round_id=self.round_pk, events=[{"kind": "card_scanned", "card": up_card, "to": "dealer"}])
+        self.up_card = up_card
         outcomes = self._extras([{"bet": bet["id"], "kind": "insurance"} for bet in asking])
         for bet, outcome in zip(asking, outcomes):
             bet["insurance"] = outcome.applied

@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.db import transaction
 
 from accounts.models import Account, Currency, LedgerTransaction, Operator, Player
-from accounts.operators import create_operator, transfer, upsert_player
+from accounts.operators import create_operator, open_session, players_in_session, transfer, upsert_player
 from tables.engine import ruleset
 from tables.models import Table, TableLimit
 
@@ -160,3 +160,19 @@ def _fund(operator, player, currency, amount, balances, funded, run_tag):
     elif balances[player.pk, currency] < amount / 4:  # broke after an earlier run: top it up
         transfer(operator=operator, transfer_id=f"demo-topup-{player.code}-{currency}-{run_tag}", player=player.code,
                  currency=currency, amount=amount - balances[player.pk, currency], direction="in")
+
+
+def open_sessions(pool) -> int:
+    """Open a session of the player API for every player of ``pool`` (``ensure_players``'s
+    ``{currency: [DemoPlayer]}``) in that currency, as its operator does when the player comes to
+    play (``accounts.operators.open_session``); a player with a live session in it keeps that one.
+    The game server takes bets only from players in session. Returns the number opened."""
+    opened = 0
+    for currency, players in pool.items():
+        found = list(Player.objects.filter(game_code__in=[p.code for p in players]).select_related("operator"))
+        live = players_in_session([p.pk for p in found], currency)
+        for player in found:
+            if player.pk not in live:
+                open_session(operator=player.operator, player=player.code, currency=currency)
+                opened += 1
+    return opened

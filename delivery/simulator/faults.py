@@ -4,9 +4,10 @@
 - ``cancel``:    the round is played (extra stakes taken), then suspended and cancelled: voided,
                  every stake refunded, extras included; at classic tables one in three is a host
                  disconnection (the whole shoe is reshuffled).
-- ``misread``:   a card's suit is misread in the record (values unchanged: the record stays valid,
-                 side bets may settle differently); after settlement the correct record is
-                 resettled (``settlement.services.resettle_round``).
+- ``misread``:   a card's suit is misread, scanned and recorded so (values unchanged: the record
+                 stays valid, side bets may settle differently); once settled, and before its table
+                 deals on from the shoe, the correct record is resettled
+                 (``settlement.services.resettle_round``): the shoe then counts the card dealt.
 - ``duplicate``: the settle task is delivered twice (``settle_round.delay`` again).
 """
 from __future__ import annotations
@@ -40,13 +41,13 @@ def _cards(record: dict) -> list:
     return record["seats"][min(record["seats"], key=int)]["cards"]
 
 
-def misread(record: dict, rng: random.Random) -> dict:
+def misread(record: dict, rng: random.Random, out: Counter) -> dict:
     """A copy of ``record`` whose first player card (dealer card at an empty table) has another suit
-    (same rank: every action stays legal, the 8-copies limit is kept)."""
+    (same rank: every action stays legal), one of which fewer than 8 are ``out`` of the shoe (the
+    cards its rounds dealt, this one's included): the shoe's 8-copies limit is kept."""
     wrong = copy.deepcopy(record)
     cards = _cards(wrong)
-    counts = Counter(c for cs in [wrong["dealer"], *(s["cards"] for s in wrong.get("seats", {}).values()),
-                                   wrong.get("player_cards", [])] for c in cs)
+    counts = out
     rank, suit = cards[0][:-1], cards[0][-1]
     suits = [s for s in SUITS if s != suit and counts[rank + s] < 8]
     cards[0] = rank + rng.choice(suits)

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from settlement.results import record_result
 from settlement.tasks import settle_round
 from settlement.voids import cancel
+from tables.cards import scan_events
 from tables.engine.play import RoundPlay
 from tables.models import Seat, Shoe
-from tables.services import open_round, resume, suspend
+from tables.services import open_round, report_play, resume, suspend
 from wagering.closing import close_betting
 from wagering.exceptions import SeatNotAllowed
 from wagering.models import Bet
@@ -24,19 +25,22 @@ from . import faults
 from .betting import BetMaker
 from .calls import call
 from .decisions import DecisionStats, InitialDeal, RoundDecisions
+from .settling import correct_misreads
 from .shoes import TableShoe
 
 
 @dataclass
 class RunStats:
     """What the game servers saw across a run: ``rounds`` (platform round ids), ``faults``
-    (``{kind: [round ids]}``), ``misreads`` (``[(round id, correct record)]`` to resettle),
+    (``{kind: [round ids]}``), ``misreads`` (``[(round id, correct record)]``), ``resettled``
+    (how many of them were corrected),
     ``refusals`` (``[(table code, player code, account kind, reason)]``: seats refused),
     ``rejected`` (``{error code: n}``), ``decisions`` (``DecisionStats``)."""
 
     rounds: list = field(default_factory=list)
     faults: dict = field(default_factory=dict)
     misreads: list = field(default_factory=list)
+    resettled: int = 0
     refusals: list = field(default_factory=list)
     rejected: dict = field(default_factory=dict)
     decisions: DecisionStats = field(default_factory=DecisionStats)
@@ -75,9 +79,19 @@ class TableGame:
         last_shoe = Shoe.objects.filter(table=table).order_by("-sequence").values_list("sequence", flat=True).first()
         self.shoe = TableShoe(rng, table.penetration, (last_shoe or 0) + 1)
         self.start = self.number = first_round
+        self.uncorrected: list = []
+
+    def correct_misreads(self, timeout: float) -> None:
+        """Have the table's misread rounds resettled with their correct records once settled
+        (``settling.correct_misreads``, waiting up to ``timeout`` seconds): before the table deals
+        on, so that its shoe counts the cards really dealt, not the ones misread (``tables.cards``)."""
+        left = correct_misreads(self.uncorrected, timeout)
+        self.stats.resettled += len(self.uncorrected) - len(left)
+        self.uncorrected = left
 
     def play_round(self) -> int:
-        """Deal one round; returns its platform id."""
+        """Deal one round (once the table's misread rounds are corrected); returns its platform id."""
+        self.correct_misreads(self.config.settle_timeout)
         self.number += 1
         self.shoe.set_drift(self.number - self.start <= self.config.drift_rounds)
         sequence, burn, shoe_round = self.shoe.begin_round()
@@ -98,15 +112,17 @@ class TableGame:
         if fault == "suspend":
             call(suspend, round_id=round_.pk, reason="simulated fault: card scanner offline")
             call(resume, round_id=round_.pk)
-        record = self._play(round_)
+        record, up_card = self._play(round_)
+        sent = faults.misread(record, self.rng, self.shoe.out()) if fault == "misread" else record
         cut_card_out = self.shoe.end_round(round_.pk)
+        call(report_play, round_id=round_.pk, events=scan_events(sent, reported_up_card=up_card))
         if fault == "cancel":
             self._cancel(round_, cut_card_out)
-        elif fault == "misread":
-            call(record_result, round_id=round_.pk, record=faults.misread(record, self.rng), cut_card_out=cut_card_out)
-            self.stats.misreads.append((round_.pk, record))
         else:
-            call(record_result, round_id=round_.pk, record=record, cut_card_out=cut_card_out)
+            call(record_result, round_id=round_.pk, record=sent, cut_card_out=cut_card_out)
+            if fault == "misread":
+                self.stats.misreads.append((round_.pk, record))
+                self.uncorrected.append((round_.pk, record))
         if fault == "duplicate":
             settle_round.delay(round_.pk)
         return round_.pk
@@ -139,8 +155,9 @@ class TableGame:
                      .values_list("player__game_code", flat=True))
         self._place(round_, self.bets.behind_and_side_bets(occupied, seated, refused, shoe_round))
 
-    def _play(self, round_) -> dict:
-        """Deal and play the CLOSED round from the table's shoe; returns its round record."""
+    def _play(self, round_) -> tuple:
+        """Deal and play the CLOSED round from the table's shoe; returns its round record and the
+        dealer's up card if it was reported during the play (insurance), else None."""
         bets = [_record_bet(b, self.minor_units) for b in
                 Bet.objects.filter(round=round_, state=Bet.State.ACCEPTED).select_related("player").order_by("pk")]
         decisions = RoundDecisions(round_.pk, self.rng, self.config.deviate, self.config.timeout,
@@ -156,7 +173,7 @@ class TableGame:
         decisions.attach(play.bets, deal)
         record = play.play()
         deal.close()
-        return record
+        return record, decisions.up_card
 
     def _cancel(self, round_, cut_card_out: bool) -> None:
         """Suspend, then cancel (void) the round; a classic host disconnection reshuffles the shoe."""

@@ -1,5 +1,5 @@
-"""Run every demo table round-robin with a progress bar, wait for the workers to settle, then
-resettle the misread rounds with their correct records."""
+"""Run every demo table round-robin with a progress bar (a table's misread rounds resettled with
+their correct records before it deals on), then wait for the workers to settle."""
 from __future__ import annotations
 
 import random
@@ -8,20 +8,17 @@ import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db.models import Q
 from tqdm import tqdm
 
-from settlement.services import resettle_round
 from settlement.voids import cancel
 from tables.models import Round
 from wallets import outbox
 
 from .calls import call
 from .config import SimConfig
-from .demo import ensure_operators, ensure_players, ensure_tables
+from .demo import ensure_operators, ensure_players, ensure_tables, open_sessions
 from .rounds import RunStats, TableGame
-
-OPERATOR = "operator:simulator"
+from .settling import wait_for_settlement
 
 
 @dataclass
@@ -50,23 +47,6 @@ def _cancel_leftovers(tables) -> None:
         call(cancel, round_id=round_.pk, reason="simulator restarted: round left in play")
 
 
-def pending(round_ids) -> int:
-    """How many of ``round_ids`` are still waiting for settlement (RESULTED, or cancelled and not
-    yet voided)."""
-    return Round.objects.filter(pk__in=round_ids).filter(
-        Q(state=Round.State.RESULTED) | Q(cancelled_at__isnull=False) & ~Q(state=Round.State.VOIDED)).count()
-
-
-def wait_for_settlement(round_ids, timeout: float) -> bool:
-    """Poll until none of ``round_ids`` is pending (True) or ``timeout`` seconds pass (False)."""
-    deadline = time.monotonic() + timeout
-    while pending(round_ids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.25)
-    return True
-
-
 def wait_for_wallets(round_ids, timeout: float) -> bool:
     """Poll until the seamless operators' wallets acknowledged every outbox movement of
     ``round_ids`` (True) or ``timeout`` seconds pass (False). Without a broker (tasks in-process,
@@ -81,27 +61,16 @@ def wait_for_wallets(round_ids, timeout: float) -> bool:
     return True
 
 
-def _resettle(misreads) -> int:
-    """Resettle each misread round that was settled with its correct record; returns how many."""
-    done = 0
-    settled = set(Round.objects.filter(pk__in=[pk for pk, _ in misreads], state=Round.State.SETTLED)
-                  .values_list("pk", flat=True))
-    for pk, record in misreads:
-        if pk in settled:
-            resettle_round(round_id=pk, corrected_record=record, actor=OPERATOR,
-                           reason="card misread by the scanner; rescanned, corrected record")
-            done += 1
-    return done
-
-
 def run_simulation(config: SimConfig, progress: bool = True) -> SimulationResult:
-    """Set up the demo tables, operators and players, deal ``config.rounds`` rounds at every table, wait for
-    settlement (up to ``config.settle_timeout`` s), resettle misreads, wait for the seamless wallets (up to
-    ``config.wallet_timeout`` s). Returns a ``SimulationResult``."""
+    """Set up the demo tables, operators and players (each in a session opened by its operator),
+    deal ``config.rounds`` rounds at every table (resettling misreads as they settle), wait for
+    settlement (up to ``config.settle_timeout`` s), resettle the last misreads and wait for the
+    seamless wallets (up to ``config.wallet_timeout`` s). Returns a ``SimulationResult``."""
     rng = random.Random(config.seed)
     tables = ensure_tables(config.variants, config.currencies)
     pool = ensure_players(max(config.players, config.boundless_players), config.currencies, uuid.uuid4().hex[:12],
                           ensure_operators(config.operators, config.wallet_url, config.wallet_secret))
+    open_sessions(pool)
     _cancel_leftovers(tables)
     stats = RunStats()
     games = {}
@@ -121,7 +90,9 @@ def run_simulation(config: SimConfig, progress: bool = True) -> SimulationResult
                 bar.update()
     dealt = time.monotonic()
     settled = wait_for_settlement(stats.rounds, config.settle_timeout)
-    resettled = _resettle(stats.misreads) if settled else 0
+    if settled:
+        for game in games.values():
+            game.correct_misreads(0)
     delivered = wait_for_wallets(stats.rounds, config.wallet_timeout)
-    return SimulationResult(config, stats, [t.code for t in tables], games, settled, resettled, delivered,
+    return SimulationResult(config, stats, [t.code for t in tables], games, settled, stats.resettled, delivered,
                             dealt - start, time.monotonic() - dealt)

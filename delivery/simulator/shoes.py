@@ -3,6 +3,7 @@ sequence number the platform knows it by, a log of every shoe dealt, and the dri
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 
 from tables.engine import Shoe
@@ -100,6 +101,10 @@ class TableShoe:
     def draw(self) -> str:
         """Deal the next card."""
         return self.shoe.draw()
+
+    def out(self) -> Counter:
+        """How many of each card the rounds of the shoe in use have dealt so far (burnt cards left out)."""
+        return Counter(self.log.order[len(self.log.burned):self.shoe.dealt])
 
     def end_round(self, round_id) -> bool:
         """End the round ``round_id`` (kept in the log); True if the cut card came out in it (the

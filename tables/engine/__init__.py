@@ -9,7 +9,7 @@ Public API (import from ``tables.engine``):
            ``rank_order``, ``RANKS``, ``SUITS``
 - hand:    ``score``, ``hand_value``, ``is_soft``, ``is_blackjack``, ``is_bust``
 - shoe:    ``Shoe``
-- rules:   ``RuleSet``, ``ruleset``, ``VARIANTS``, ``DEFAULT_PAY_TABLES``
+- rules:   ``RuleSet``, ``ruleset``, ``VARIANTS``, ``DEFAULT_PAY_TABLES``, ``RULES_VERSION``
 - record:  ``InvalidRecord``, ``parse_record``
 - legal:   ``legal_actions``, ``why_illegal``, ``fallback``, ``auto_action``, ``auto_play``
 - settling: ``settle``, ``settle_naive``; results: ``RoundResult``, ``BetResult``, ``HandResult``
@@ -26,7 +26,7 @@ from .legal import auto_action, auto_play, fallback, legal_actions, why_illegal
 from .money import round_down
 from .record import InvalidRecord, parse_record
 from .results import BetResult, HandResult, RoundResult
-from .rules import DEFAULT_PAY_TABLES, VARIANTS, RuleSet, ruleset
+from .rules import DEFAULT_PAY_TABLES, RULES_VERSION, VARIANTS, RuleSet, ruleset
 from .settling import settle, settle_naive
 from .shoe import Shoe
 
@@ -35,5 +35,5 @@ __all__ = [
     "rank_order", "hand_value", "is_blackjack", "is_bust", "is_soft", "score", "auto_action",
     "auto_play", "fallback", "legal_actions", "why_illegal", "round_down", "InvalidRecord",
     "parse_record", "BetResult", "HandResult", "RoundResult", "settle", "settle_naive",
-    "DEFAULT_PAY_TABLES", "VARIANTS", "RuleSet", "ruleset", "Shoe",
+    "DEFAULT_PAY_TABLES", "RULES_VERSION", "VARIANTS", "RuleSet", "ruleset", "Shoe",
 ]

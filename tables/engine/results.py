@@ -161,8 +161,16 @@ class BetResult(Bet):
                 parts.append(f"{self.type} {self.pattern} {self.odds}:1 on {self.stake} -> {self.returned}")
             else:
                 parts.append(f"{self.type}: no pattern -> 0")
-        parts.append(f"total returned {self.returned} of {self.staked} staked (winnings rounded down)")
+        rounded = " (winnings rounded down)" if self._rounded() else ""
+        parts.append(f"total returned {self.returned} of {self.staked} staked{rounded}")
         return "; ".join(parts)
+
+    def _rounded(self) -> bool:
+        """True when some winnings of this bet were rounded down to the minor unit (RULES 5): a
+        paid hand or side bet returned less than its stake times (1 + odds)."""
+        if self.type in ("main", "behind"):
+            return any(h.odds is not None and h.returned != h.stake * (1 + Decimal(str(h.odds))) for h in self.hands)
+        return self.pattern is not None and self.returned != self.stake * (1 + Decimal(str(self.odds)))
 
     def to_dict(self) -> dict:
         """JSON-able dict; money as decimal strings."""

@@ -15,6 +15,10 @@ from decimal import Decimal
 from types import MappingProxyType
 
 VARIANTS = ("classic", "premium", "boundless")
+#: The version of the rules this engine settles by (docs/rules.md and its [decision]s): raised with
+#: any change to how a round is played or paid. Each round keeps the version it opened under
+#: (``Round.rules_version``), for its game record.
+RULES_VERSION = "1"
 ACTIONS = frozenset({"hit", "stand", "double", "split", "surrender"})
 
 D = Decimal

@@ -1,4 +1,5 @@
-"""The ledger under real concurrency on PostgreSQL: row locks, not luck, keep balances exact."""
+"""The ledger under real concurrency on PostgreSQL: row locks, not luck, keep balances exact and
+every wallet's hash chain unbroken (accounts.chain)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
@@ -7,9 +8,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from accounts import chain
 from accounts import services as ledger
 from accounts.exceptions import IdempotencyConflict, InsufficientFunds
-from accounts.models import Currency, LedgerEntry, LedgerTransaction
+from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction
 from accounts.reconcile import reconcile
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,7 +55,7 @@ def test_twenty_threads_staking_on_one_wallet_never_overdraw_it(funded):
     assert accepted == 14  # 100.00 // 7.00
     assert wallet.balance == Decimal("100.00") - 7 * accepted == Decimal("2.00")
     assert LedgerTransaction.objects.filter(kind="stake").count() == accepted
-    assert reconcile().ok
+    assert reconcile().ok and chain.verify().broken is None
 
 
 def test_the_same_key_posted_concurrently_moves_money_once(funded):
@@ -63,7 +65,7 @@ def test_the_same_key_posted_concurrently_moves_money_once(funded):
     wallet.refresh_from_db()
     assert len(set(results)) == 1
     assert wallet.balance == Decimal("90.00")
-    assert reconcile().ok
+    assert reconcile().ok and chain.verify().broken is None
 
 
 def test_a_refused_posting_outside_a_transaction_writes_nothing(funded):
@@ -99,4 +101,32 @@ def test_one_key_for_different_wallets_at_once_moves_money_once(funded):
     assert LedgerTransaction.objects.filter(key="stake:clash").count() == 1
     assert sorted(Decimal(w.balance) for w in [type(w).objects.get(pk=w.pk) for w in wallets]) \
         == [Decimal("9.00")] + [Decimal("10.00")] * 9
-    assert reconcile().ok
+    assert reconcile().ok and chain.verify().broken is None
+
+
+def test_parallel_postings_on_many_wallets_and_one_house_keep_every_chain_intact(funded):
+    """Twelve threads, each staking and being paid on its own wallet (a third of them seamless
+    players' journal wallets) and two of them on one shared wallet, all against one house: every
+    transaction is a link, every wallet's chain as long as its postings, and nothing is broken."""
+    hot, house = funded
+    eur = hot.currency
+    wallets = []
+    for i in range(12):
+        player = ledger.create_player(user=get_user_model().objects.create(username=f"many-{i}"), code=f"many-{i}")
+        wallet = ledger.wallet_for(player=player, currency=eur)
+        ledger.deposit(wallet=wallet, amount="50.00", key=f"dep:many-{i}")
+        wallets.append(wallet)
+    Account.objects.filter(pk__in=[w.pk for w in wallets[::3]]).update(journal=True)
+
+    def play(i):
+        wallet = hot if i in (0, 1) else wallets[i]
+        for j in range(5):
+            ledger.post([ledger.Posting(f"stake:{i}:{j}", "stake", wallet, house, Decimal("1.00")),
+                         ledger.Posting(f"payout:{i}:{j}", "payout", house, wallet, Decimal("1.50"))])
+
+    in_threads(play, 12)
+    assert not LedgerTransaction.objects.filter(chain_hash__isnull=True).exists()
+    links = LedgerTransaction.objects.values_list("prev_hash", flat=True)
+    heads = [bytes(h) for h in links if h is not None]
+    assert len(heads) == len(set(heads))  # no two transactions follow the same link: no fork
+    assert reconcile().ok and chain.verify().broken is None

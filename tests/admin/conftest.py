@@ -13,7 +13,7 @@ from settlement.disputes import manual_adjustment, open_dispute
 from settlement.models import Alert, OperatorAction
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
-from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory, make_operator
+from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory, make_operator, scan
 from wagering.closing import close_betting
 from wagering.placement import place_bets
 
@@ -35,6 +35,7 @@ def play_boundless_round(n_bets, *, table=None, players=None):
               "player_cards": ["8C", "8H", "3D"],
               "bets": [{"id": f"b{i}", "player": p.game_code, "type": "main", "stake": "10.00",
                         "actions": ["hit"] if i == 0 else ["stand"]} for i, p in enumerate(players)]}
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record, actor="test")
     settle_round(round_id=round_.pk)
     round_.refresh_from_db()
@@ -83,9 +84,10 @@ def two_operators():
     """Operators A (``brand-alpha``) and B (``brand-beta``, with a wallet secret) with two players
     each (A's funded 100.00, B's 777.77); a settled round shared by both (``shared``: bets A0
     (wins), B0, A1, B1) and one of B's alone (``b_round``: B0 wins, B1), corrected once by the
-    provider; a dispute each (``a_dispute`` on A1's shared bet, ``b_dispute`` on B1's own-round
-    bet); a negative-wallet alert about a player of each and a provider's RTP alert; a manual
-    adjustment on a wallet of each (audited); each operator's first API key, and a call of B's."""
+    provider (a suit misread: no return changes); a dispute each (``a_dispute`` on A1's shared bet,
+    ``b_dispute`` on B1's own-round bet); a negative-wallet alert about a player of each and a
+    provider's RTP alert; a manual adjustment on a wallet of each (audited); each operator's first
+    API key, and a call of B's."""
     CurrencyFactory(code="EUR")
     provider = make_operator(SUPERVISOR, username="provider_supervisor")
     a, _ = create_operator(code="brand-alpha", name="Alpha Casino", currencies=["EUR"])
@@ -95,7 +97,8 @@ def two_operators():
     beta = [PlayerFactory(operator=b, code=f"beta-p{i}", funded="777.77") for i in (0, 1)]
     shared, shared_bets = play_boundless_round(4, players=[alpha[0], beta[0], alpha[1], beta[1]])
     b_round, b_bets = play_boundless_round(2, players=beta)
-    resettle_round(round_id=b_round.pk, corrected_record=b_round.record, reason="beta correction", actor=provider)
+    resettle_round(round_id=b_round.pk, corrected_record={**b_round.record, "player_cards": ["8C", "8H", "3H"]},
+                   reason="beta correction", actor=provider)  # a misread suit: every return stays
     a_dispute = open_dispute(player=alpha[1], bets=[shared_bets[2]], reason="alpha complaint")
     b_dispute = open_dispute(player=beta[1], bets=[b_bets[1]], reason="beta complaint")
     a_alert = Alert.objects.create(kind=Alert.Kind.NEGATIVE_WALLET, player=alpha[0], table=shared.table,

@@ -1,10 +1,8 @@
 """The audit trail is immutable like the ledger, and holds the admin's sign-ins, failed sign-ins,
 CSV exports and pay-table edits."""
 
-from types import SimpleNamespace
 
 import pytest
-from django.contrib import admin
 from django.db import connection, transaction
 from django.urls import reverse
 
@@ -12,11 +10,9 @@ from accounts.models import OperatorStaff
 from adminkit.roles import SUPERVISOR, VIEWER
 from settlement.disputes import manual_adjustment
 from settlement.models import OperatorAction
-from tables.models import Table
 from tests.factories import (
     OPERATOR_PASSWORD,
     PlayerFactory,
-    PremiumTableFactory,
     make_operator,
     otp_login,
     totp_code,
@@ -82,18 +78,3 @@ def test_csv_exports_are_audited(client):
     b"".join(response.streaming_content)
     action = OperatorAction.objects.get(action="export_csv")
     assert (action.actor, action.target_model, action.payload["query"]) == (user, "wagering.bet", "outcome=win")
-
-
-def test_pay_table_edits_are_audited(rf, admin_user):
-    """The table page's save (what the admin's change form calls once the form is valid)."""
-    table = PremiumTableFactory()
-    request = rf.post("/")
-    request.user = admin_user
-    page = admin.site._registry[Table]
-    page.save_model(request, table, SimpleNamespace(changed_data=["status"]), change=True)
-    assert not OperatorAction.objects.exists()
-    table.pay_tables = {"pairs": {"perfect_pair": "25"}}
-    page.save_model(request, table, SimpleNamespace(changed_data=["pay_tables"]), change=True)
-    action = OperatorAction.objects.get(action="edit_pay_tables")
-    assert (action.actor, action.target_pk) == (admin_user, str(table.pk))
-    assert action.payload == {"before": {}, "after": {"pairs": {"perfect_pair": "25"}}}

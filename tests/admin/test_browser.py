@@ -1,9 +1,13 @@
 """A real headless browser (Debian's chromium through Playwright; no browser download): a Dispute
 officer searches the Bet Record, opens a bet and its round replay, and resolves a dispute with an
 adjustment; an operator's Viewer finds only that operator's players and bets; the provider's staff
-and an operator's open the dashboard, a report with its chart and CSV, the observed RTP. Screenshots go to
+and an operator's open the dashboard, a report with its chart and CSV, the observed RTP, export the
+Bet Record and read and export the exception report (the operator's staff their brand's only).
+Screenshots go to
 ``test-artifacts/`` (git-ignored)."""
 
+import csv
+import io
 import os
 import shutil
 from decimal import Decimal
@@ -17,7 +21,8 @@ from accounts.models import Account
 from adminkit.roles import DISPUTE_OFFICER, VIEWER
 from settlement.disputes import open_dispute
 from settlement.models import Dispute, OperatorAction
-from tests.admin.conftest import play_boundless_round, staff_of, two_operators
+from settlement.voids import void_round
+from tests.admin.conftest import B_MARKERS, play_boundless_round, staff_of, two_operators
 from tests.factories import OPERATOR_PASSWORD as PASSWORD
 from tests.factories import make_operator, totp_code, totp_device
 
@@ -174,5 +179,45 @@ def test_dashboard_reports_charts_and_csv_for_the_provider_and_an_operator(live_
             assert (ab.b_round.table.code in page.content()) == (username == "provider_supervisor")
             page.screenshot(path=ARTIFACTS / f"{shot}-rtp.png", full_page=True)
             page.close()
+        browser.close()
+    del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+@pytest.mark.parametrize("who", ["provider", "operator"])
+@override_settings(SESSION_COOKIE_SECURE=False, CSRF_COOKIE_SECURE=False)
+def test_csv_export_and_exception_report_in_a_browser(live_server, transactional_db, who):
+    """The provider's staff export every operator's bets and read every exception line; operator
+    A's Viewer exports and reads A's only (B's players, reasons and brand never appear)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    ab = two_operators()
+    void_round(round_id=ab.shared.pk, reason="shoe misdealt", actor=ab.provider)
+    username = "provider_supervisor" if who == "provider" else staff_of(ab.a, VIEWER, "alpha_viewer").username
+    brands = {"brand-alpha", "brand-beta"} if who == "provider" else {"brand-alpha"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
+        _log_in(page, live_server.url, username)
+        page.goto(f"{live_server.url}/admin/wagering/bet/")
+        with page.expect_download() as download:
+            page.click("a.export")
+        bets = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
+        assert {r["operator"] for r in bets} == brands
+        assert all(r["staked"] and r["net"] for r in bets)
+
+        page.goto(f"{live_server.url}/admin/settlement/exceptionentry/")
+        expect(page.locator("#result_list")).to_contain_text("shoe misdealt")
+        expect(page.locator("#result_list")).to_contain_text("alpha goodwill")
+        page.screenshot(path=ARTIFACTS / f"9-exception-report-{who}.png", full_page=True)
+        page.click("#changelist-filter a:text('Reversal of a settled round')")
+        expect(page.locator("#result_list tbody tr")).to_have_count(len(brands))
+        with page.expect_download() as download:
+            page.click("a.export")
+        lines = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
+        assert {r["operator"] for r in lines} == brands and {r["kind"] for r in lines} == {"reversal"}
+        if who == "operator":
+            assert not any(marker in page.content() for marker in B_MARKERS)
         browser.close()
     del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]

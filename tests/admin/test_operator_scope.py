@@ -101,6 +101,8 @@ def b_pages(ab):
         "round correction": _url("settlement_roundcorrection_change", ab.b_correction.pk),
         "round event": _url("tables_roundevent_change", ab.b_round.events.first().pk),
         "operator staff": _url("accounts_operatorstaff_changelist"),
+        "studio of the tables": _url("tables_studio_change", ab.b_round.table.studio_id),
+        "game servers' keys": _url("tables_studioapikey_changelist"),
         "users": _url("auth_user_changelist"),
     }
 
@@ -271,7 +273,8 @@ def test_a_scoped_pages_stay_bounded(client, ab, django_assert_max_num_queries):
 def test_provider_staff_see_both_operators(client, ab):
     c = _login(client, ab.provider)
     for what, url in b_pages(ab).items():
-        if what not in ("operator staff", "users", "operator"):  # the provider's Supervisor is no superuser
+        if what not in ("operator staff", "users", "operator", "studio of the tables", "game servers' keys"):
+            # the provider's Supervisor is no superuser
             assert c.get(url).status_code == 200, what
     page = _text(c.get(_url("wagering_bet_changelist")))
     assert all(lists_bet(page, b) for b in (*ab.shared_bets, *ab.b_bets))

@@ -95,14 +95,14 @@ def test_table_page_queues_the_rtp_when_missing(admin_client_, db):
     with mock.patch("tables.tasks.compute_table_rtp.delay_on_commit") as queued:
         page = admin_client_.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
     queued.assert_called_once_with(table.pk)
-    assert "queued just now" in page
-    # what the queued task does (in the zero-setup default, without a broker, it runs in-process on
-    # the view's commit, so the first view shows the report)
+    assert "not computed yet" in page and "is queued" in page
+    assert not TheoreticalRtp.objects.exists()  # never computed on a page load
+    # what the queued task does
     from tables.tasks import compute_table_rtp
 
     compute_table_rtp(table.pk)
     page = admin_client_.get(reverse("admin:tables_table_change", args=[table.pk])).content.decode()
-    assert "house edge" in page and "queued" not in page
+    assert "house edge" in page and "queued" not in page and TheoreticalRtp.objects.count() == 1
 
 
 # 5. house and cashier balances --------------------------------------------------------------------

@@ -14,7 +14,8 @@ import pytest
 from django.apps import apps
 from django.db.models import Sum
 
-from accounts.models import Operator
+from accounts import chain
+from accounts.models import LedgerTransaction, Operator
 from delivery.simulator.config import SimConfig
 from delivery.simulator.demo import ensure_operators
 from delivery.simulator.runner import run_simulation
@@ -153,6 +154,9 @@ def test_every_fault_of_the_wallet_moves_each_players_money_exactly_once(wallet,
             ("credit", State.OK)} <= kinds
     assert set(result.stats.rejected) >= {"wallet_unavailable", "insufficient_funds", "player_blocked"}
     assert WalletMovement.objects.filter(call="credit", kind="refund").exists()  # a voided round refunded
+    journal = LedgerTransaction.objects.filter(entries__account__journal=True).distinct()
+    assert journal.exists() and not journal.filter(chain_hash__isnull=True).exists()
+    assert chain.verify().broken is None  # the seamless players' journal postings are links of their chains
 
 
 @pytest.mark.postgresql

@@ -8,7 +8,7 @@ import pytest
 from settlement.results import record_result
 from settlement.services import settle_round
 from tables.services import open_round
-from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, PremiumTableFactory
+from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, PremiumTableFactory, scan
 from tests.wagering.conftest import client_for
 from wagering.closing import close_betting
 from wagering.placement import place_bets
@@ -54,6 +54,7 @@ def play(table, record, *, settle=True):
          "stake": b["stake"], "seat": b.get("seat")} for b in record["bets"]])
     assert not [o.error for o in outcomes if o.error]
     close_betting(round_id=round_.pk, actor="test")
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record, actor="test")
     if settle:
         settle_round(round_id=round_.pk)

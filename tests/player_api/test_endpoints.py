@@ -1,5 +1,7 @@
 """The player API's endpoints: /me, the bet list and its filters, a bet's detail, a round, the ledger."""
 
+from datetime import datetime
+
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -7,6 +9,7 @@ from rest_framework.test import APIClient
 from accounts.selectors import ledger_entries_for_player
 from delivery.api.player.serializers import LedgerEntrySerializer, PlayerBetDetailSerializer, PlayerBetSerializer
 from settlement.selectors import bet_ledger_entries, bet_ledger_rows, bet_replay
+from settlement.voids import void_round
 from tests.factories import BoundlessTableFactory, UserFactory
 from tests.player_api.conftest import play
 from tests.wagering.conftest import client_for
@@ -168,3 +171,70 @@ def test_a_resettled_bet_shows_its_correction(db):
     assert data["play"]["dealer"]["cards"] == ["7D", "9C", "5H"] and data["play"]["outcome"] == "push"
     assert [e["key"] for e in data["ledger"]] == [f"stake:{bet.pk}", f"payout:{bet.pk}", f"resettle:{bet.pk}:1"]
     assert data == _detail_as_the_serializer_shows_it(bet)
+
+
+def test_totals_are_over_settled_money_with_open_stakes_apart(api, alice, premium_round):
+    """Issue 20, item 11: an open bet is neither lost nor won: totals count settled (and refunded)
+    bets only, and show the open stakes apart."""
+    from tests.factories import BoundlessTableFactory, RoundFactory
+    from wagering.placement import place_bet
+
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    place_bet(round_id=round_.pk, key="open-1", player=alice.game_code, type="main", stake="9.00")
+    totals = api.get("/api/v1/bets/?totals=true").json()["totals"]
+    assert totals == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00",
+                       "open_count": 1, "open_staked": "9.00"}]
+
+
+def test_allow_does_not_list_options_which_answers_405(api, premium_round):
+    """Issue 20, item 16: the player and operator APIs refuse OPTIONS; their Allow header says so."""
+    response = api.options("/api/v1/bets/")
+    assert response.status_code == 405 and "OPTIONS" not in response["Allow"]
+    assert "OPTIONS" not in api.post("/api/v1/bets/", {}, format="json")["Allow"]
+
+
+def test_explanations_say_rounded_only_when_rounded():
+    """Issue 20, item 16: "(winnings rounded down)" only when some winnings were rounded."""
+    from tables.engine import settle
+
+    record = {"format": "round-record/1", "variant": "boundless", "round": "R", "shoe_round": 1, "currency": "EUR",
+              "dealer": ["7D", "TC"], "player_cards": ["AH", "KS"],
+              "bets": [{"id": "even", "player": "p", "type": "main", "stake": "10.00", "actions": []},
+                       {"id": "odd", "player": "p", "type": "main", "stake": "0.25", "actions": []}]}
+    result = settle(record)
+    assert not result.bets["even"].explanation.endswith("(winnings rounded down)")
+    assert result.bets["odd"].explanation.endswith("(winnings rounded down)")
+
+
+def test_bet_detail_and_ledger_show_their_times_in_tz(api, premium_round, alice):
+    """Issue 20, item 16: ``tz`` works on a bet's detail and on the ledger as on the bet list (an
+    unknown zone is a 400 there too)."""
+    bet = Bet.objects.filter(player=alice, type="main").get()
+    utc, berlin = (api.get(f"/api/v1/bets/{bet.pk}{query}").json() for query in ("", "?tz=Europe/Berlin"))
+    times = lambda data: [data["placed_at"], data["settled_at"], *(e["created_at"] for e in data["ledger"])]  # noqa: E731
+    assert all(t.endswith("Z") for t in times(utc)) and all(t.endswith(("+01:00", "+02:00")) for t in times(berlin))
+    assert [datetime.fromisoformat(t) for t in times(utc)] == [datetime.fromisoformat(t) for t in times(berlin)]
+    ledger = api.get("/api/v1/ledger/?tz=America/New_York").json()["results"]
+    assert ledger and all(e["created_at"].endswith(("-05:00", "-04:00")) for e in ledger)
+    for url in (f"/api/v1/bets/{bet.pk}?tz=Mars/Olympus", "/api/v1/ledger/?tz=localtime",
+                f"/api/v1/bets/{bet.pk}?tz=UTC&tz=Europe/Berlin", "/api/v1/bets/?tz=UTC&tz=UTC"):  # once only
+        response = api.get(url)
+        assert response.status_code == 400 and response.json()["code"] == "invalid_input", url
+
+
+@pytest.mark.parametrize("fixture", ["premium_round", "boundless_round"])
+def test_a_voided_bet_shows_its_stakes_returned_and_no_win(request, fixture, alice):
+    """Issue 20, item 16: voided after settlement (a win taken back) or before (a record taken,
+    not settled), a bet's detail shows the cards as played, every stake returned, outcome void, no
+    odds, and says why: nothing of the win the record would have paid."""
+    round_ = request.getfixturevalue(fixture)
+    void_round(round_id=round_.pk, reason="the studio's video shows a dealing error", actor="test")
+    bet = Bet.objects.get(player=alice, type="main")
+    data = client_for(alice.user).get(f"/api/v1/bets/{bet.pk}").json()
+    play = data["play"]
+    assert data["state"] == "refunded" and data["returned"] == data["staked"] == play["staked"]
+    assert (play["outcome"], play["returned"]) == ("void", play["staked"])
+    assert play["hands"] and all((h["outcome"], h["returned"], h["odds"]) == ("void", h["stake"], None)
+                                 for h in play["hands"])
+    assert play["explanation"] == f"round voided: {play['staked']} staked, refunded in full (RULES 10)"
+    assert play["hands"][0]["cards"]  # as played

@@ -46,7 +46,7 @@ def test_pages_with_tied_times_skip_and_repeat_nothing(api, alice, boundless_rou
     assert [b["id"] for b in back["results"]] == [b["id"] for b in pages[1]["results"]]
     assert back["next"] and back["previous"]
     assert pages[0]["totals"] == pages[3]["totals"]
-    assert (pages[0]["totals"][0]["count"], pages[0]["totals"][0]["open_count"]) == (0, 16)  # only settled money
+    assert (pages[0]["totals"][0]["count"], pages[0]["totals"][0]["open_count"]) == (0, 16)  # none settled yet
 
 
 def test_day_boundaries_in_the_players_time_zone(api, alice, boundless_round):
@@ -71,7 +71,7 @@ def test_filters(api, alice, premium_round, boundless_round):
     assert types(f"table={premium_round.table.code}&type=main") == [("main", "premium")]
     totals = api.get("/api/v1/bets/?variant=premium&totals=true").json()["totals"]
     assert totals == [{"currency": "EUR", "count": 2, "staked": "21.00", "returned": "40.00", "net": "19.00",
-                               "open_count": 0, "open_staked": "0.00"}]
+                       "open_count": 0, "open_staked": "0.00"}]
 
 
 def test_other_players_rows_answer_404(api, bob, premium_round):

@@ -8,7 +8,10 @@ Why not the simulator's drift mode (every ace stacked behind the cut card): vali
 RTP drops only ~2.5 points, and seven hands against one dealer are strongly correlated, so a
 4-standard-error signal needs tens of thousands of hands. Here the drift is a dealer who deals
 every other round from a stacked order (each seat T+6, dealer T up and 7 in the hole, then
-ten-values: the players hit their 16s and bust): valid records, RTP about 50%.
+ten-values: the players hit their 16s and bust): valid records, RTP about 50%. Every round holds
+the cards scanned, and no shoe more than 8 of a card (RULES 1): a stacked round comes from a
+stacked shoe of its own (a new shoe number, finished with that round), and the house shoe is
+shuffled again when it comes back (a shoe number never goes backwards).
 
 Decisions are basic strategy without doubles and splits (no extra stakes to take), insurance
 never; that plays a point or two below the optimal figure, well inside the honest run's noise.
@@ -25,7 +28,7 @@ from settlement.services import settle_round
 from tables.engine import Shoe
 from tables.engine.play import RoundPlay
 from tables.engine.strategy import basic_strategy
-from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
+from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory, scan
 from wagering.closing import close_betting
 from wagering.placement import place_bets
 
@@ -54,26 +57,34 @@ def _decide(view, legal):
 
 def _play(rounds: int, *, drift: bool, seed: int):
     """Play ``rounds`` premium rounds of ``SEATS`` 10.00 main bets; with ``drift`` every other round
-    is stacked (``StackedDeal``), the others come from a seeded shoe. Returns the table."""
+    is stacked (``StackedDeal``, from a shoe of its own), the others come from a seeded shoe.
+    Returns the table."""
     table = PremiumTableFactory()
     players = [PlayerFactory(funded="100000.00") for _ in range(SEATS)]
     rng = random.Random(seed)
     shoe = Shoe(rng=rng, penetration=0.75)
+    number, dealing = 0, None  # the table's shoe number; the house shoe's shuffle it stands for
     for i in range(rounds):
-        round_ = RoundFactory(table=table, shoe=shoe.shuffles)
+        stacked = drift and i % 2 == 0
+        if stacked or dealing != shoe.shuffles:
+            number += 1
+            dealing = None if stacked else shoe.shuffles
+        if stacked and shoe.shoe_round:
+            shoe.shuffle()  # the house shoe, put aside for the stacked one, is shuffled again
+        round_ = RoundFactory(table=table, shoe=number)
         place_bets(round_id=round_.pk, bets=[
             {"key": f"{round_.pk}:{n}", "player": p.code, "type": "main", "seat": n, "stake": "10.00",
              "record_id": f"b{n}"} for n, p in enumerate(players, 1)])
         close_betting(round_id=round_.pk)
         bets = [{"id": f"b{n}", "player": p.code, "type": "main", "seat": n, "stake": "10.00", "insurance": False}
                 for n, p in enumerate(players, 1)]
-        stacked = drift and i % 2 == 0
         source = StackedDeal() if stacked else shoe
         if not stacked:
             shoe.begin_round()
         record = RoundPlay(table.rules(), source, bets, decide=_decide, round_id=round_.external_id,
                            shoe_round=round_.shoe_round).play()
-        cut = (not stacked) and shoe.cut_card_out
+        cut = stacked or shoe.cut_card_out  # a stacked shoe goes with its one round
+        scan(round_.pk, record)
         record_result(round_id=round_.pk, record=record, cut_card_out=cut)
         if not stacked:
             shoe.end_round()

@@ -67,10 +67,13 @@ def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(adm
     table = PremiumTableFactory()
     url = reverse("admin:tables_table_change", args=[table.pk])
     page = admin_client.get(url).content.decode()
-    assert "queued just now" in page and "Preview RTP" in page  # nothing computed yet: queued on view
+    assert "not computed yet" in page and "Preview RTP" in page  # nothing computed on the view: queued
+    assert 'name="pay_tables__pairs__perfect_pair"' in page and 'name="pay_tables"' not in page  # odds, not JSON
     form = {"code": table.code, "name": table.name, "variant": "premium", "currency": "EUR", "status": "open",
+            "studio": str(table.studio_id),
             "seats": "7", "penetration": "75", "suspend_limit_seconds": "600",
-            "pay_tables": json.dumps({"pairs": {"perfect_pair": "25"}}),
+            "pay_tables__pairs__perfect_pair": "25", "pay_tables__pairs__mixed_pair": "",
+            "pay_tables_reason": "a richer perfect pair",
             "limits-TOTAL_FORMS": "0", "limits-INITIAL_FORMS": "0", "seat_set-TOTAL_FORMS": "0",
             "seat_set-INITIAL_FORMS": "0"}
     form.update({f"limits-{i}-{k}": v for i, lim in enumerate(table.limits.all()) for k, v in
@@ -82,6 +85,7 @@ def test_admin_save_queues_the_computation_and_the_page_shows_rtp_and_alerts(adm
         response = admin_client.post(url, form)
     assert response.status_code == 302, response.content.decode()[:2000]
     delay.assert_called_once_with(table.pk)
+    assert Table.objects.get(pk=table.pk).pay_tables == {"pairs": {"perfect_pair": "25"}}
     compute_table_rtp.apply(args=[table.pk])
     Alert.objects.create(kind=Alert.Kind.RTP_DEVIATION, table=table, message="observed RTP far too low")
     page = admin_client.get(url).content.decode()

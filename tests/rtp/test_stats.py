@@ -98,12 +98,13 @@ def test_return_on_original_stake_takes_extras_and_insurance_out(table, player):
 
 @pytest.mark.django_db
 def test_windows_hour_day_and_current_shoe(table, player):
-    _bet(_settled_round(table, ago=timedelta(minutes=10)), player, "main", "10", "20")
-    _bet(_settled_round(table, ago=timedelta(hours=3)), player, "main", "10", "0")
+    # in dealing order (a table's shoe number never goes backwards): shoe 1, then the current shoe 2
+    _bet(_settled_round(table, ago=timedelta(days=4), shoe=1), player, "main", "10", "25")  # nowhere
     _bet(_settled_round(table, ago=timedelta(days=3), shoe=2), player, "main", "10", "10")  # old, current shoe
-    _bet(_settled_round(table, ago=timedelta(days=3), shoe=1), player, "main", "10", "25")  # nowhere
+    _bet(_settled_round(table, ago=timedelta(hours=3), shoe=2), player, "main", "10", "0")
+    _bet(_settled_round(table, ago=timedelta(minutes=10), shoe=2), player, "main", "10", "20")
     seen = rtp_watch.observed(table)
-    assert (seen[("main", "hour")].bets, seen[("main", "day")].bets, seen[("main", "shoe")].bets) == (1, 2, 1)
+    assert (seen[("main", "hour")].bets, seen[("main", "day")].bets, seen[("main", "shoe")].bets) == (1, 2, 3)
     assert seen[("main", "day")].rtp == 1.0 and seen[("main", "shoe")].rtp == 1.0
 
 

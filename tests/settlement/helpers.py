@@ -5,7 +5,7 @@ from decimal import Decimal
 from accounts.models import Account, LedgerTransaction
 from settlement.results import record_result
 from tables.models import Round
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, scan
 from wagering.closing import close_betting
 from wagering.extras import add_extra_stake
 from wagering.models import Bet
@@ -59,7 +59,9 @@ def played_round(table=None, bets=BETS, *, result=True):
         if actions and actions[0] == "double":
             add_extra_stake(round_id=round_.pk, bet=rid, kind="double", cards=PLAYER_CARDS[:2])
     if result:
-        record_result(round_id=round_.pk, record=record_for(round_, bets))
+        record = record_for(round_, bets)
+        scan(round_.pk, record)
+        record_result(round_id=round_.pk, record=record)
     return Round.objects.get(pk=round_.pk), players
 
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.models import Account
 from accounts.services import withdraw
-from settlement.exceptions import AlreadyResettled, ReasonRequired
+from settlement.exceptions import AlreadyResettled, ReasonRequired, RecordUnchanged
 from settlement.jobs import alert_stuck_rounds, reconcile_ledger, unsettled_round_ids
 from settlement.models import Alert, OperatorAction, PendingSettlement, RoundCorrection, SettlementDetail
 from settlement.results import record_result
@@ -18,7 +18,7 @@ from settlement.voids import cancel, void_overdue_rounds, void_round
 from tables.exceptions import IllegalTransition, InvalidRecord
 from tables.models import Round
 from tables.services import suspend
-from tests.factories import BoundlessTableFactory, UserFactory
+from tests.factories import BoundlessTableFactory, UserFactory, scan
 from wagering.models import Bet
 
 from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for
@@ -57,14 +57,20 @@ def test_a_round_is_priced_with_the_pay_tables_it_opened_with():
     table.save()
     dealer = ["6D", "TC", "9S"]  # 16, draws a 9: the dealer busts with 3 cards (default odds 1:1)
     record = record_for(round_, bets, dealer=dealer, player_cards=["TH", "6C"])
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record)
     settle_round(round_id=round_.pk)
     assert returns_of(round_) == {"bust": Decimal("2.00")} and balance(players["bust"]) == FUNDS + 1
-    resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
+    with pytest.raises(RecordUnchanged):
+        resettle_round(round_id=round_.pk, corrected_record=record, reason="same record", actor="test")
+    misread_suit = record_for(round_, bets, dealer=dealer, player_cards=["TS", "6C"])
+    resettle_round(round_id=round_.pk, corrected_record=misread_suit, reason="a suit misread", actor="test")
     assert returns_of(round_) == {"bust": Decimal("2.00")} and not keys("resettle:")
     later, later_players = played_round(table, bets, result=False)
     assert later.pay_tables == table.pay_tables
-    record_result(round_id=later.pk, record=record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"]))
+    record = record_for(later, bets, dealer=dealer, player_cards=["TH", "6C"])
+    scan(later.pk, record)
+    record_result(round_id=later.pk, record=record)
     settle_round(round_id=later.pk)
     assert returns_of(later) == {"bust": Decimal("26.00")}
 

@@ -1,11 +1,12 @@
 """Fixtures of the wagering tests: a game-server API client, EUR."""
 
 import pytest
-from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.factories import CurrencyFactory, UserFactory
+from tables.models import Studio, default_studio
+from tables.studios import create_service_key
+from tests.factories import CurrencyFactory
 
 
 @pytest.fixture
@@ -20,9 +21,17 @@ def client_for(user):
     return client
 
 
+def studio_client(studio, name="game-server"):
+    """An ``APIClient`` of a new game-server service account (``StudioAPIKey``) of ``studio`` (a
+    ``Studio`` or its code); ``client.key`` is its ``StudioAPIKey``."""
+    key, raw, _ = create_service_key(studio=studio, name=name)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    client.key = key
+    return client
+
+
 @pytest.fixture
 def game_client(db):
-    """An API client of a game-server service account (a user in the ``game_server`` group)."""
-    user = UserFactory(username="game-server")
-    user.groups.add(Group.objects.get_or_create(name="game_server")[0])
-    return client_for(user)
+    """An API client of a game-server service account of the default studio (every factory table's)."""
+    return studio_client(Studio.objects.get(pk=default_studio()))

@@ -20,3 +20,10 @@ def keys(prefix):
 def sit(table, number, player):
     """Put ``player`` on seat ``number`` (as if seated in an earlier round)."""
     Seat.objects.update_or_create(table=table, number=number, defaults={"player": player})
+
+
+def show_up_card(round_, card="AS"):
+    """Report the dealer's up card of ``round_`` (CLOSED) as scanned: insurance is offered on it."""
+    from tables.services import report_play
+
+    report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": card, "to": "dealer"}], actor="test")

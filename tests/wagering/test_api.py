@@ -7,13 +7,14 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Permission
 
 from accounts.selectors import account_balance
 from accounts.services import default_operator, house_account
+from tables.cards import scan_events
 from tables.engine import settle
-from tables.models import Round, RoundEvent, Shoe
-from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory, UserFactory
+from tables.models import Round, RoundEvent, Shoe, StudioAPIKey
+from tables.studios import revoke_service_key
+from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory, UserFactory, operator_with_players
 
 from .conftest import client_for
 from .helpers import balance, keys
@@ -33,19 +34,26 @@ def open_round(client, table, external_id="R-1", shoe=1):
 # --- who may call ----------------------------------------------------------------------------------
 
 def test_only_game_server_accounts_may_call(eur, game_client):
+    """A studio's service-account key (hashed, revocable) is the only way in: DRF tokens of
+    users (players, superusers) and operators' keys are not game servers (401)."""
     table = TableFactory()
     url = f"/api/game/v1/tables/{table.code}/rounds/"
     body = {"external_id": "R-1", "shoe": 1}
     player_user = PlayerFactory().user
     operator = UserFactory(is_staff=True, is_superuser=True)
-    assert client_for(player_user).post(url, body, format="json").status_code == 403
-    assert client_for(operator).post(url, body, format="json").status_code == 403
+    assert client_for(player_user).post(url, body, format="json").status_code == 401
+    assert client_for(operator).post(url, body, format="json").status_code == 401
     from rest_framework.test import APIClient
     assert APIClient().post(url, body, format="json").status_code == 401
-    service = UserFactory()
-    service.user_permissions.add(Permission.objects.get(codename="use_game_api"))
-    assert client_for(service).post(url, body, format="json").status_code == 201
-    assert game_client.post(url, body, format="json").status_code == 201  # idempotent re-open
+    _, operator_key, _ = operator_with_players("acme")
+    operator_client = APIClient()
+    operator_client.credentials(HTTP_AUTHORIZATION=f"Bearer {operator_key}")
+    assert operator_client.post(url, body, format="json").status_code == 401
+    assert game_client.post(url, body, format="json").status_code == 201
+    revoke_service_key(key=game_client.key)
+    assert game_client.post(url, body, format="json").data["code"] == "authentication_failed"
+    assert StudioAPIKey.objects.get(pk=game_client.key.pk).hashed_key != game_client._credentials[
+        "HTTP_AUTHORIZATION"].split()[1]
 
 
 # --- error format ----------------------------------------------------------------------------------
@@ -122,7 +130,7 @@ def test_bulk_extras_one_result_each(eur, game_client):
         {"bet": "p", "kind": "double", "cards": ["5H", "6D"]},
         {"bet": "r", "kind": "split"},
     ]}, format="json")
-    assert response.status_code == 200
+    assert response.status_code == 207  # some taken, one rejected
     results = response.data["results"]
     assert [(r["applied"], r["action"], r["error"] and r["error"]["code"]) for r in results] == [
         (True, "double", None), (False, "hit", None), (False, None, "invalid_input")]
@@ -134,12 +142,6 @@ def test_bulk_extras_one_result_each(eur, game_client):
 
 def load_case(name):
     return json.loads((CASES / f"{name}.json").read_text())["record"]
-
-
-def scanned_cards(record):
-    """Every card of the record, as the studio's scanner reports them."""
-    seats = record.get("seats", {}).values()
-    return record.get("player_cards", []) + [c for seat in seats for c in seat["cards"]] + record["dealer"]
 
 
 def drive_round(client, variant, case):
@@ -159,7 +161,7 @@ def drive_round(client, variant, case):
         body = {"key": b["id"], "player": b["player"], "type": b["type"], "stake": b["stake"], "seat": b.get("seat")}
         assert client.post(url, body, format="json").status_code == 201
     assert client.post(f"/api/game/v1/rounds/{round_id}/close/").data["state"] == "closed"
-    scans = [{"kind": "card_scanned", "card": c} for c in scanned_cards(record)]
+    scans = scan_events(record)
     assert client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": scans}, format="json").status_code == 201
     result = settle(record, rules=table.rules())
     first_two = record.get("player_cards", [None])[:2]
@@ -199,7 +201,7 @@ def test_complete_round_through_the_api(eur, game_client, variant, case):
     timeline = list(RoundEvent.objects.filter(round=round_).values_list("kind", flat=True))
     assert timeline[0] == "opened" and timeline[-1] == "resulted"
     assert timeline.count("bet_placed") == len(record["bets"]) and "betting_closed" in timeline
-    assert timeline.count("card_scanned") == len(scanned_cards(record))
+    assert timeline.count("card_scanned") == len(scan_events(record))
     detail = game_client.get(f"/api/game/v1/rounds/{round_id}/").data
     assert detail["state"] == "resulted" and len(detail["events"]) == len(timeline)
 

@@ -25,7 +25,7 @@ def test_batch_writes_bets_in_order_then_one_bet_placed_event_each_after_the_rej
     outcomes = place_bets(round_id=round_.pk, actor="game-server:gs", bets=[
         {"key": "a", "player": rich.code, "type": "main", "stake": "10.00"},
         {"key": "b", "player": poor.code, "type": "main", "stake": "10.00"},
-        {"key": "c", "player": rich.code, "type": "main", "stake": "20.00", "record_id": "bet-c"}])
+        {"key": "c", "player": rich.code, "type": "bust_bonus", "stake": "20.00", "record_id": "bet-c"}])
     placed = [o.bets[0] for o in outcomes if o.created]
     assert outcomes[1].error.code == "insufficient_funds"
     assert [b.pk for b in placed] == sorted(b.pk for b in placed)
@@ -38,7 +38,7 @@ def test_batch_writes_bets_in_order_then_one_bet_placed_event_each_after_the_rej
     assert [e.kind for e in events] == ["bet_rejected", "bet_placed", "bet_placed"]
     assert [e.payload for e in events[1:]] == [
         {"bet": placed[0].pk, "record_id": "a", "player": rich.code, "type": "main", "seat": None, "stake": "10.00"},
-        {"bet": placed[1].pk, "record_id": "bet-c", "player": rich.code, "type": "main", "seat": None,
+        {"bet": placed[1].pk, "record_id": "bet-c", "player": rich.code, "type": "bust_bonus", "seat": None,
          "stake": "20.00"}]
     assert {e.actor for e in events} == {"game-server:gs"}
     assert set(LedgerTransaction.objects.filter(kind="stake").values_list("key", flat=True)) == \
@@ -102,7 +102,7 @@ def test_key_taken_by_a_concurrent_transaction_is_an_idempotency_conflict_and_no
     try:
         with pytest.raises(IdempotencyConflict, match="used concurrently"):
             place_bets(round_id=round_.pk, bets=[
-                {"key": "mine", "player": first.code, "type": "main", "stake": "10.00"},
+                {"key": "mine", "player": first.code, "type": "pairs", "stake": "10.00"},
                 {"key": "k", "player": first.code, "type": "main", "stake": "10.00"}])
     finally:
         release.set()

@@ -1,13 +1,18 @@
 """Concurrent requests on PostgreSQL (real transactions, one connection per thread)."""
 
 import threading
+import time
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
+from rest_framework.test import APIClient
 
 from accounts.models import LedgerTransaction
 from settlement.voids import cancel
+from tables.locks import lock_table
+from tables.models import Round
+from tables.studios import create_service_key
 from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory
 from wagering.models import Bet
 from wagering.placement import place_bet
@@ -39,18 +44,30 @@ def run_at_once(jobs):
     return results
 
 
-def bet_job(round_id, key, player, stake="60.00"):
-    return lambda: place_bet(round_id=round_id, key=key, player=player, type="main", stake=stake)
+def bet_job(round_id, key, player, stake="60.00", type="main"):
+    return lambda: place_bet(round_id=round_id, key=key, player=player, type=type, stake=stake)
 
 
 def test_two_bets_exceeding_the_balance_together_exactly_one_accepted():
     CurrencyFactory(code="EUR")
     player = PlayerFactory(funded="100.00")
     round_ = RoundFactory(table=BoundlessTableFactory())
-    results = run_at_once([bet_job(round_.pk, "a", player.code), bet_job(round_.pk, "b", player.code)])
+    results = run_at_once([bet_job(round_.pk, "a", player.code), bet_job(round_.pk, "b", player.code, type="pairs")])
     errors = [r for r in results if isinstance(r, Exception)]
     assert len(errors) == 1 and errors[0].code == "insufficient_funds"
     assert Bet.objects.count() == 1 and balance(player) == Decimal("40.00")
+
+
+def test_rules_8_two_stacked_bets_at_once_exactly_one_accepted():
+    """The limits apply per player, position and bet type: two main bets of one player sent at
+    once from two connections place one (the second waits for the wallet, then sees the first)."""
+    CurrencyFactory(code="EUR")
+    player = PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    results = run_at_once([bet_job(round_.pk, k, player.code, "10.00") for k in ("a", "b")])
+    errors = [r for r in results if isinstance(r, Exception)]
+    assert len(errors) == 1 and errors[0].code == "bet_stacked"
+    assert Bet.objects.count() == 1 and balance(player) == Decimal("90.00")
 
 
 def test_same_key_ten_times_at_once_is_one_bet_one_debit():
@@ -77,3 +94,55 @@ def test_round_cancelled_while_bets_arrive_refunds_every_accepted_stake():
     assert Bet.objects.exclude(state="refunded").count() == 0
     assert all(balance(p) == Decimal("50.00") for p in players)
     assert LedgerTransaction.objects.filter(kind="refund").count() == Bet.objects.count()
+
+
+def _lock_waiters():
+    """How many other backends of this database wait for a lock."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND wait_event_type = 'Lock'")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgresql  # waiters are seen in pg_stat_activity; SQLite runs one writer at a time anyway
+def test_two_identical_opens_at_once_open_one_round_answered_201_then_200():
+    """Issue 20, item 13: the answer to an open says whether that call created the round, decided
+    under the table's lock: both calls pass any look made before it, then one creates and the
+    other finds the round."""
+    CurrencyFactory(code="EUR")
+    table = BoundlessTableFactory()
+    _, raw, _ = create_service_key(studio=table.studio, name="race")
+    holding, release, answers = threading.Event(), threading.Event(), []
+
+    def hold_the_table():
+        try:
+            with transaction.atomic():
+                lock_table(table)
+                holding.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    def open_it():
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        try:
+            answers.append(client.post(f"/api/game/v1/tables/{table.code}/rounds/",
+                                       {"external_id": "SAME", "shoe": 1}, format="json").status_code)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_table)
+    holder.start()
+    assert holding.wait(10)
+    openers = [threading.Thread(target=open_it) for _ in range(2)]
+    for t in openers:
+        t.start()
+    deadline = time.monotonic() + 10
+    while _lock_waiters() < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    release.set()
+    for t in (holder, *openers):
+        t.join()
+    assert sorted(answers) == [200, 201]
+    assert Round.objects.filter(table=table, external_id="SAME").count() == 1

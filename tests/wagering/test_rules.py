@@ -10,7 +10,7 @@ from settlement.results import record_result
 from settlement.voids import cancel
 from tables.exceptions import IllegalTransition, NotFound
 from tables.models import Round, RoundEvent, Seat, Shoe
-from tables.services import open_round, resume, suspend
+from tables.services import open_round, report_play, resume, suspend
 from tests.factories import (
     BoundlessTableFactory,
     ClassicTableFactory,
@@ -34,7 +34,7 @@ from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.models import Bet, BetExtra
 from wagering.placement import place_bet
 
-from .helpers import balance, keys, sit
+from .helpers import balance, keys, show_up_card, sit
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -308,6 +308,7 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     bet(round_, player, key="m")
     bet(round_, other, key="o")
     close_betting(round_id=round_.pk)
+    show_up_card(round_)
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
@@ -355,8 +356,45 @@ def test_rules_4_insurance_is_half_rounded_down_and_not_bought_without_balance(e
     bet(round_, rich, stake="5.01", key="r")
     bet(round_, poor, stake="5.01", key="p")
     close_betting(round_id=round_.pk)
+    show_up_card(round_)
     assert add_extra_stake(round_id=round_.pk, bet="r", kind="insurance").extra.amount == D("2.50")
     assert add_extra_stake(round_id=round_.pk, bet="p", kind="insurance").action is None
+
+
+def test_rules_4_insurance_only_once_the_dealer_shows_an_ace(eur):
+    """Insurance is an extra stake taken at decision time on a dealer ace: before the up card is
+    reported, or on another up card, it is refused (every record would be invalid otherwise)."""
+    player = PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, player, key="m")
+    close_betting(round_id=round_.pk)
+    with pytest.raises(InvalidExtra, match="up card is reported"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
+    show_up_card(round_, "KD")
+    with pytest.raises(InvalidExtra, match="ace only; the up card is KD"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
+    assert balance(player) == D("90.00") and not BetExtra.objects.exists()
+    report_play(round_id=round_.pk, events=[{"kind": "card_rescanned", "card": "AD", "to": "dealer"}])  # misread
+    assert add_extra_stake(round_id=round_.pk, bet="m", kind="insurance").extra.amount == D("5.00")
+
+
+def test_rules_6_follows_in_the_same_batch_as_the_seats_double_and_split_are_taken_in_order(eur):
+    """A batch is taken in order: a bet behind follows the seat's double or split asked for
+    earlier in the same batch."""
+    table = ClassicTableFactory()
+    splitter, doubler, behind = (PlayerFactory(funded="100.00") for _ in range(3))
+    round_ = RoundFactory(table=table)
+    bet(round_, splitter, key="s", seat=3)
+    bet(round_, doubler, key="d", seat=5)
+    bet(round_, behind, key="b3", type="behind", seat=3)
+    bet(round_, behind, key="b5", type="behind", seat=5)
+    close_betting(round_id=round_.pk)
+    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
+        {"bet": "s", "kind": "split", "cards": ["8H", "8D"]}, {"bet": "b3", "kind": "follow_split"},
+        {"bet": "d", "kind": "double", "cards": ["5H", "6D"]}, {"bet": "b5", "kind": "follow_double"}])
+    assert [(o.applied, o.error) for o in outcomes] == [(True, None)] * 4
+    assert balance(behind) == D("60.00")
+    assert Bet.objects.get(record_id="b3").follow_split and Bet.objects.get(record_id="b5").follow_double
 
 
 def test_rules_4_extras_fit_the_bet(eur):

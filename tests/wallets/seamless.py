@@ -9,7 +9,7 @@ from django.utils import timezone
 from accounts.models import Account, Operator
 from accounts.operators import create_operator, upsert_player
 from settlement.disputes import manual_adjustment
-from tests.factories import CurrencyFactory
+from tests.factories import CurrencyFactory, in_session
 from tests.operator_wallet.sandbox import SECRET
 from wallets import outbox
 from wallets.models import WalletMovement
@@ -17,13 +17,17 @@ from wallets.models import WalletMovement
 
 def seamless_operator(code, url, *, secret=SECRET, players=("p1",), currencies=("EUR",), name=""):
     """Seamless operator ``code`` whose wallet is at ``url`` (signed with ``secret``) and its
-    ``players`` (codes) with a journal wallet in each of ``currencies``. Returns ``(operator,
-    {code: Player})``."""
+    ``players`` (codes) with a journal wallet and a live session (the game server bets only for
+    players in session) in each of ``currencies``. Returns ``(operator, {code: Player})``."""
     for currency in currencies:
         CurrencyFactory(code=currency)
     operator, _ = create_operator(code=code, name=name or code, wallet_mode=Operator.WalletMode.SEAMLESS,
                                   currencies=currencies, wallet_url=url, wallet_secret=secret, wallet_timeout_ms=2000)
-    return operator, {p: upsert_player(operator=operator, code=p, currencies=list(currencies))[0] for p in players}
+    found = {p: upsert_player(operator=operator, code=p, currencies=list(currencies))[0] for p in players}
+    for player in found.values():
+        for currency in currencies:
+            in_session(player, currency)
+    return operator, found
 
 
 def journal_wallet(player, currency="EUR"):

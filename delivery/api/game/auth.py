@@ -1,37 +1,97 @@
-"""Who may call the game-server API, and its base view."""
+"""Who may call the game-server API: a studio's service account (``tables.models.StudioAPIKey``),
+with ``Authorization: Bearer <key>`` and, when its key has a signing secret, a signature
+(``delivery.api.game.signing``); its base view, scoped to the caller's studio."""
 
+from django.contrib.auth.models import AnonymousUser
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from delivery.api.common import SafeJSONParser, exception_handler
+from delivery.api.common import KeyThrottle, SafeJSONParser, bearer_credential, refuse_repeated_query_params
+from tables.models import StudioAPIKey
+from tables.studios import check_studio_round
 
-GAME_SERVER_GROUP = "game_server"
+from . import signing
+from .errors import exception_handler
+
+
+class StudioKeyAuthentication(BaseAuthentication):
+    """``Authorization: Bearer <key>``: ``(AnonymousUser, StudioAPIKey)`` for a usable key
+    (djangorestframework-api-key's ``get_from_key``: known, not revoked, its hash matching, not
+    past its ``expiry_date``) with its ``studio`` loaded, whose request is signed when the key
+    has a signing secret. None without a Bearer header (401 ``not_authenticated``);
+    ``AuthenticationFailed`` (401 ``authentication_failed``) otherwise."""
+
+    def authenticate(self, request):
+        raw = bearer_credential(request)
+        if raw is None:
+            return None
+        try:
+            key = StudioAPIKey.objects.get_from_key(raw)
+        except StudioAPIKey.DoesNotExist:
+            key = None
+        if key is None or key.has_expired:
+            raise exceptions.AuthenticationFailed("Invalid, revoked or expired API key.")
+        if key.signing_secret:
+            signing.verify(request._request, key.signing_secret)
+        return AnonymousUser(), key
+
+    def authenticate_header(self, request):
+        return "Bearer"
+
+
+class StudioKeyScheme(OpenApiAuthenticationExtension):
+    """The OpenAPI security scheme of ``StudioKeyAuthentication``: an HTTP bearer token."""
+
+    target_class = StudioKeyAuthentication
+    name = "studioKeyAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer",
+                "description": "A studio's game-server API key, shown once when it was created. A key with a "
+                               "signing secret also signs each request (X-Signature-Timestamp, X-Signature)."}
 
 
 class IsGameServer(BasePermission):
-    """A game-server service account: an active user in the ``game_server`` group or holding
-    ``wagering.use_game_api``. Superusers (operators) are not game servers."""
+    """A request authenticated by a studio's service-account key (``StudioKeyAuthentication``)."""
 
     message = "Only the game server may call this API."
 
     def has_permission(self, request, view):
-        user = request.user
-        if not user or not user.is_authenticated or user.is_superuser:
-            return False
-        return user.groups.filter(name=GAME_SERVER_GROUP).exists() or user.has_perm("wagering.use_game_api")
+        return isinstance(request.auth, StudioAPIKey)
 
 
 class GameAPIView(APIView):
-    """Base of the game-server views: ``IsGameServer``, the strict parser and the error format of
-    ``delivery.api.common``. ``actor`` gives the services' actor arguments for the calling service
-    account."""
+    """Base of the game-server views: ``StudioKeyAuthentication``, ``IsGameServer``, a throttle
+    per service account (scope ``game_server``, ``GAME_SERVER_API_RATE``), the strict parser and
+    the error format of ``delivery.api.common``. ``studio`` is the caller's studio, ``actor()``
+    the services' actor arguments; ``own_round(pk)`` refuses another studio's round as unknown.
+    A query parameter given more than once is refused (400 ``invalid_input``)."""
 
+    authentication_classes = [StudioKeyAuthentication]
     permission_classes = [IsGameServer]
+    throttle_classes = [KeyThrottle]
+    throttle_scope = "game_server"
     parser_classes = [SafeJSONParser]
 
     def get_exception_handler(self):
         return exception_handler
 
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        refuse_repeated_query_params(request)
+
+    @property
+    def studio(self):
+        return self.request.auth.studio
+
     def actor(self):
-        """``{"actor": "game-server:<username>", "actor_user": <User>}`` for a service call."""
-        return {"actor": f"game-server:{self.request.user.get_username()}", "actor_user": self.request.user}
+        """``{"actor": "game-server:<studio>/<key name>", "actor_user": None}`` for a service call."""
+        return {"actor": self.request.auth.actor, "actor_user": None}
+
+    def own_round(self, pk):
+        """``pk`` when round ``pk`` is at a table of the caller's studio; ``NotFound`` otherwise."""
+        check_studio_round(self.studio, pk)
+        return pk

@@ -1,19 +1,67 @@
 """Serializers of the game-server API: request shapes (validated here only for their JSON types,
 strictly: ``Strict*Field``; amounts stay raw so that ``accounts.money.parse_amount`` rejects floats
-as ``invalid_amount``) and response shapes."""
+as ``invalid_amount``) and response shapes. Money in answers is a decimal string with exactly the
+currency's minor units (``Money``: the serializer's context gives them, ``{"minor_units": 2}``)."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.money import amount_string
 from delivery.api.common import AmountField, ErrorSerializer, StrictBooleanField, StrictCharField, StrictIntegerField
-from tables.models import Round, RoundEvent
+from delivery.api.player.serializers import AMOUNT_SCHEMA
+from tables.models import Round, RoundEvent, Table, TableLimit
 from wagering.models import Bet, BetExtra
+
+
+@extend_schema_field(AMOUNT_SCHEMA)
+class Money(serializers.Field):
+    """A ``Decimal`` (major units) as a decimal string with the minor units of the context's
+    ``minor_units`` (the round's or table's currency). None stays None."""
+
+    def __init__(self, **kwargs):
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def to_representation(self, value):
+        return amount_string(value, self.context["minor_units"])
+
+
+class LimitSerializer(serializers.ModelSerializer):
+    min_stake = Money()
+    max_stake = Money()
+    chip_step = Money(help_text="Stakes are multiples of it.")
+
+    class Meta:
+        model = TableLimit
+        fields = ["bet_type", "min_stake", "max_stake", "chip_step"]
+        read_only_fields = fields
+
+
+class TableSerializer(serializers.ModelSerializer):
+    """A table with its limits per bet type (the context's ``minor_units`` are set per table)."""
+
+    currency = serializers.CharField(source="currency_id", read_only=True)
+    minor_units = serializers.IntegerField(source="currency.minor_units", read_only=True)
+    limits = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Table
+        fields = ["code", "name", "variant", "currency", "minor_units", "status", "seats", "limits"]
+        read_only_fields = fields
+
+    @extend_schema_field(LimitSerializer(many=True))
+    def get_limits(self, table):
+        return LimitSerializer(sorted(table.limits.all(), key=lambda limit: limit.bet_type), many=True,
+                               context={"minor_units": table.currency.minor_units}).data
 
 
 class OpenRoundSerializer(serializers.Serializer):
     external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
     shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1,
                               help_text="Sequence number of the shoe; a new one starts a new shoe.")
-    burn_count = StrictIntegerField(min_value=0, max_value=10, default=0)
+    burn_count = StrictIntegerField(min_value=0, max_value=11, default=0,
+                                    help_text="A new shoe's cards burnt after the shuffle, the shown card included: "
+                                              "the shown card and as many as it is worth, 2 to 11 (RULES 1).")
 
 
 class RoundSerializer(serializers.ModelSerializer):
@@ -29,6 +77,21 @@ class RoundSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class RecordedRoundSerializer(RoundSerializer):
+    settlement = serializers.SerializerMethodField(
+        help_text="queued: settlement was handed to the workers; deferred: the record is stored but the task "
+                  "queue could not be reached: the platform settles the round once it is back (the same record "
+                  "sent again is safe and queues it again); "
+                  "none: nothing to queue (already settled, or settlement failed).")
+
+    class Meta(RoundSerializer.Meta):
+        fields = RoundSerializer.Meta.fields + ["settlement"]
+        read_only_fields = fields
+
+    def get_settlement(self, round_) -> str:
+        return {True: "queued", False: "deferred"}.get(getattr(round_, "settle_queued", None), "none")
+
+
 class RoundEventSerializer(serializers.ModelSerializer):
     kind = serializers.CharField(read_only=True, help_text="opened, bet_placed, betting_closed, ... (extensible)")
     class Meta:
@@ -40,7 +103,9 @@ class RoundEventSerializer(serializers.ModelSerializer):
 class PlayEventsSerializer(serializers.Serializer):
     events = serializers.ListField(
         child=serializers.DictField(), min_length=1, max_length=500,
-        help_text='Each {"kind": "card_scanned" | "card_rescanned" | "decision" | "auto_play", ...details}.')
+        help_text='Each {"kind": "card_scanned" | "card_rescanned" | "decision" | "auto_play", ...details}: '
+                  'card_scanned {"card": "AS", "to": "dealer" | "seat:N" | "player"}, card_rescanned {"to", '
+                  '"card" (the read that replaces the last card scanned to "to"; none while unreadable)}.')
 
 
 class RoundDetailSerializer(RoundSerializer):
@@ -66,7 +131,7 @@ class BetBatchSerializer(serializers.Serializer):
 
 
 class BetExtraSerializer(serializers.ModelSerializer):
-    amount = AmountField()
+    amount = Money()
     kind = serializers.CharField(read_only=True)
 
     class Meta:
@@ -76,8 +141,8 @@ class BetExtraSerializer(serializers.ModelSerializer):
 
 
 class BetSerializer(serializers.ModelSerializer):
-    player = serializers.SlugRelatedField(slug_field="code", read_only=True)
-    stake = AmountField()
+    player = serializers.SlugRelatedField(slug_field="game_code", read_only=True)
+    stake = Money()
     state = serializers.CharField(read_only=True, help_text="placed, accepted, settled, refunded")
 
     class Meta:
@@ -85,6 +150,24 @@ class BetSerializer(serializers.ModelSerializer):
         fields = ["id", "record_id", "idempotency_key", "player", "type", "seat", "stake", "state",
                   "follow_double", "follow_split", "placed_at"]
         read_only_fields = fields
+
+
+class RoundBetSerializer(BetSerializer):
+    """A bet of a round with its extra stakes and, once settled (or refunded), its result."""
+
+    extras = BetExtraSerializer(many=True, read_only=True)
+    returned = Money(allow_null=True, help_text="Everything credited back; null until settled or refunded.")
+    outcome = serializers.CharField(read_only=True, allow_null=True,
+                                    help_text="blackjack, win, push, lose, surrender, void... null until settled.")
+
+    class Meta(BetSerializer.Meta):
+        fields = BetSerializer.Meta.fields + ["extras", "outcome", "returned", "settled_at"]
+        read_only_fields = fields
+
+
+class RoundBetsSerializer(serializers.Serializer):
+    round = RoundSerializer()
+    bets = RoundBetSerializer(many=True)
 
 
 class BetOutcomeSerializer(serializers.Serializer):
@@ -95,6 +178,8 @@ class BetOutcomeSerializer(serializers.Serializer):
 
 
 class BetBatchResultSerializer(serializers.Serializer):
+    code = serializers.CharField(required=False, help_text="Only when no item was accepted: none_accepted.")
+    detail = serializers.CharField(required=False)
     results = BetOutcomeSerializer(many=True)
 
 
@@ -118,6 +203,8 @@ class ExtraOutcomeSerializer(serializers.Serializer):
 
 
 class ExtraBatchResultSerializer(serializers.Serializer):
+    code = serializers.CharField(required=False, help_text="Only when no item was accepted: none_accepted.")
+    detail = serializers.CharField(required=False)
     results = ExtraOutcomeSerializer(many=True)
 
 

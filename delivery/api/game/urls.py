@@ -7,6 +7,7 @@ from . import views
 app_name = "game_api"
 
 urlpatterns = [
+    path("tables/", views.TablesView.as_view(), name="tables"),
     path("tables/<slug:code>/rounds/", views.OpenRoundView.as_view(), name="open-round"),
     path("rounds/<int:pk>/", views.RoundView.as_view(), name="round"),
     path("rounds/<int:pk>/bets/", views.BetsView.as_view(), name="bets"),

@@ -1,25 +1,34 @@
 """Game-server REST views (``/api/game/v1/``): thin wrappers over the round, bet and settlement
-services, one service call each. Errors: see ``delivery.api.common``."""
+services, one service call each, on the caller's studio's tables only (another studio's table or
+round is answered 404 as one that does not exist). Errors: see ``delivery.api.common``.
 
-from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
+A batch (``{"bets": [...]}``, ``{"extras": [...]}``) answers one result per item, in order, with
+a status that sums them up: every item accepted: 201 for bets when one was new (200 when all were
+replays), 200 for extra stakes; some accepted and some rejected: 207; none accepted: 422 with
+``{"code": "none_accepted", "detail", "results"}``."""
+
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from delivery.api.common import error_body
 from settlement.results import record_result
 from settlement.voids import cancel
 from tables.exceptions import InvalidInput, NotFound
 from tables.models import Round
 from tables.services import open_round, report_play, resume, suspend
+from tables.studios import studio_table
 from wagering.closing import close_betting
 from wagering.extras import add_extra_stake, add_extra_stakes
+from wagering.models import Bet
 from wagering.placement import place_bet, place_bets
 from wagering.validation import MAX_BATCH
 
 from . import serializers as s
 from .auth import GameAPIView
+from .errors import game_error_body
 
-ERRORS = {code: s.ErrorSerializer for code in (400, 403, 404, 409)}
+ERRORS = {code: s.ErrorSerializer for code in (400, 401, 403, 404, 409, 429)}
+MULTI_STATUS, NONE_ACCEPTED = 207, 422
 
 
 def _valid(serializer_class, data):
@@ -35,118 +44,182 @@ def _batch(items, name):
     return items
 
 
-def _round(round_):
-    return Response(s.RoundSerializer(Round.objects.select_related("table", "shoe").get(pk=round_.pk)).data)
+def _batch_response(results, all_ok_status):
+    """The answer to a batch: ``{"results"}`` with ``all_ok_status`` when no item was rejected,
+    207 when some were, 422 (and ``code``/``detail``) when all were."""
+    rejected = sum(1 for r in results if r["error"] is not None)
+    if rejected and rejected == len(results):
+        return Response({"code": "none_accepted", "detail": f"none of the {rejected} items was accepted",
+                         "results": results}, status=NONE_ACCEPTED)
+    return Response({"results": results}, status=MULTI_STATUS if rejected else all_ok_status)
+
+
+def _loaded(round_id):
+    return Round.objects.select_related("table__currency", "shoe").get(pk=round_id)
+
+
+def _round(round_, serializer_class=s.RoundSerializer):
+    return Response(serializer_class(round_).data)
+
+
+def _money(round_):
+    return {"minor_units": round_.table.currency.minor_units}
+
+
+ROUND_STATUS = {201: s.RoundSerializer, 200: s.RoundSerializer, **ERRORS}
+
+
+class TablesView(GameAPIView):
+    @extend_schema(responses={200: s.TableSerializer(many=True), **ERRORS},
+                   summary="Your studio's tables, with their limits per bet type")
+    def get(self, request):
+        tables = self.studio.tables.select_related("currency").prefetch_related("limits").order_by("code")
+        return Response(s.TableSerializer(tables, many=True).data)
 
 
 class OpenRoundView(GameAPIView):
-    @extend_schema(request=s.OpenRoundSerializer, responses={201: s.RoundSerializer, **ERRORS},
-                   summary="Open betting on a new round (idempotent on external_id)")
+    @extend_schema(parameters=[OpenApiParameter("external_id", str, required=True,
+                                                description="The game server's round id.")],
+                   responses={200: s.RoundSerializer, **ERRORS}, summary="Find a round of the table by its external id")
+    def get(self, request, code):
+        external_id = request.query_params.get("external_id")
+        if not external_id:
+            raise InvalidInput("external_id: the query parameter is required")
+        round_ = Round.objects.select_related("table", "shoe").filter(
+            table=studio_table(self.studio, code), external_id=external_id).first()
+        if round_ is None:
+            raise NotFound(f"no round {external_id[:64]!r} at table {code}")
+        return _round(round_)
+
+    @extend_schema(request=s.OpenRoundSerializer, responses=ROUND_STATUS,
+                   summary="Open betting on a new round (idempotent on external_id: 200 for the round already opened)")
     def post(self, request, code):
-        round_ = open_round(table_code=code, **_valid(s.OpenRoundSerializer, request.data), **self.actor())
-        response = _round(round_)
-        response.status_code = status.HTTP_201_CREATED
-        return response
+        table = studio_table(self.studio, code)
+        body = _valid(s.OpenRoundSerializer, request.data)
+        round_ = open_round(table_code=table.code, **body, **self.actor())
+        return Response(s.RoundSerializer(_loaded(round_.pk)).data,
+                        status=status.HTTP_201_CREATED if round_.created else status.HTTP_200_OK)
 
 
 class RoundView(GameAPIView):
     @extend_schema(responses={200: s.RoundDetailSerializer, **ERRORS}, summary="A round and its timeline")
     def get(self, request, pk):
-        round_ = Round.objects.select_related("table", "shoe").prefetch_related("events").filter(pk=pk).first()
-        if round_ is None:
-            raise NotFound(f"no round {pk}")
+        self.own_round(pk)
+        round_ = Round.objects.select_related("table", "shoe").prefetch_related("events").get(pk=pk)
         return Response(s.RoundDetailSerializer(round_).data)
 
 
-def _outcome(outcome):
+def _outcome(outcome, context):
     return {"index": outcome.index, "created": outcome.created,
-            "bets": s.BetSerializer(outcome.bets, many=True).data,
-            "error": error_body(outcome.error) if outcome.error else None}
+            "bets": s.BetSerializer(outcome.bets, many=True, context=context).data,
+            "error": game_error_body(outcome.error) if outcome.error else None}
 
 
 class BetsView(GameAPIView):
+    @extend_schema(responses={200: s.RoundBetsSerializer, **ERRORS},
+                   summary="The round's bets, with their extra stakes and, once settled, their results")
+    def get(self, request, pk):
+        round_ = _loaded(self.own_round(pk))
+        bets = Bet.objects.filter(round=round_).select_related("player").prefetch_related("extras").order_by("pk")
+        return Response({"round": s.RoundSerializer(round_).data,
+                         "bets": s.RoundBetSerializer(bets, many=True, context=_money(round_)).data})
+
     @extend_schema(
         request=PolymorphicProxySerializer(component_name="BetOrBatch", resource_type_field_name=None,
                                            serializers=[s.BetRequestSerializer, s.BetBatchSerializer]),
-        responses={201: PolymorphicProxySerializer(component_name="BetOutcomeOrBatch", resource_type_field_name=None,
-                                                   serializers=[s.BetOutcomeSerializer, s.BetBatchResultSerializer]),
-                   **ERRORS},
+        responses={(code, "application/json"): PolymorphicProxySerializer(
+            component_name="BetOutcomeOrBatch", resource_type_field_name=None,
+            serializers=[s.BetOutcomeSerializer, s.BetBatchResultSerializer]) for code in (200, 201)}
+        | {(MULTI_STATUS, "application/json"): s.BetBatchResultSerializer,
+           (NONE_ACCEPTED, "application/json"): s.BetBatchResultSerializer}
+        | {(code, "application/json"): body for code, body in ERRORS.items()},
         summary="Place one bet (an object) or many ({\"bets\": [...]}, one result each); stakes debited at once")
     def post(self, request, pk):
+        round_ = _loaded(self.own_round(pk))
         data = request.data
         if isinstance(data, dict) and isinstance(data.get("bets"), list):
             outcomes = place_bets(round_id=pk, bets=_batch(data["bets"], "bets"), amounts_as_strings=True,
-                                           **self.actor())
-            return Response({"results": [_outcome(o) for o in outcomes]}, status=status.HTTP_201_CREATED)
+                                  **self.actor())
+            results = [_outcome(o, _money(round_)) for o in outcomes]
+            return _batch_response(results, status.HTTP_201_CREATED if any(o.created for o in outcomes)
+                                   else status.HTTP_200_OK)
         if not isinstance(data, dict):
             data = {}
         fields = ("key", "player", "type", "stake", "seat", "record_id")
         outcome = place_bet(round_id=pk, **{f: data.get(f) for f in fields}, amounts_as_strings=True,
-                                     **self.actor())
-        return Response(_outcome(outcome), status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
+                            **self.actor())
+        return Response(_outcome(outcome, _money(round_)),
+                        status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
 
 class CloseView(GameAPIView):
     @extend_schema(request=None, responses={200: s.RoundSerializer, **ERRORS}, summary="Close betting")
     def post(self, request, pk):
-        return _round(close_betting(round_id=pk, **self.actor()))
+        return _round(close_betting(round_id=self.own_round(pk), **self.actor()))
 
 
-def _extra_outcome(outcome):
+def _extra_outcome(outcome, context):
     return {"applied": outcome.applied, "action": outcome.action,
-            "extra": s.BetExtraSerializer(outcome.extra).data if outcome.extra else None,
-            "error": error_body(outcome.error) if outcome.error else None}
+            "extra": s.BetExtraSerializer(outcome.extra, context=context).data if outcome.extra else None,
+            "error": game_error_body(outcome.error) if outcome.error else None}
 
 
 class ExtrasView(GameAPIView):
     @extend_schema(
         request=PolymorphicProxySerializer(component_name="ExtraOrBatch", resource_type_field_name=None,
                                            serializers=[s.ExtraRequestSerializer, s.ExtraBatchSerializer]),
-        responses={200: PolymorphicProxySerializer(component_name="ExtraOutcomeOrBatch", resource_type_field_name=None,
-                                                   serializers=[s.ExtraOutcomeSerializer,
-                                                                s.ExtraBatchResultSerializer]),
-                   **ERRORS},
+        responses={(200, "application/json"): PolymorphicProxySerializer(
+            component_name="ExtraOutcomeOrBatch", resource_type_field_name=None,
+            serializers=[s.ExtraOutcomeSerializer, s.ExtraBatchResultSerializer]),
+                   (MULTI_STATUS, "application/json"): s.ExtraBatchResultSerializer,
+                   (NONE_ACCEPTED, "application/json"): s.ExtraBatchResultSerializer}
+        | {(code, "application/json"): body for code, body in ERRORS.items()},
         summary="Double, split, insurance, follow double / split: one (an object) or many ({\"extras\": [...]}, "
-                "one result each); returns what to apply (fallback)")
+                "one result each, taken in order); returns what to apply (fallback)")
     def post(self, request, pk):
+        round_ = _loaded(self.own_round(pk))
         data = request.data
         if isinstance(data, dict) and isinstance(data.get("extras"), list):
             outcomes = add_extra_stakes(round_id=pk, extras=_batch(data["extras"], "extras"), **self.actor())
-            return Response({"results": [_extra_outcome(o) for o in outcomes]})
+            return _batch_response([_extra_outcome(o, _money(round_)) for o in outcomes], status.HTTP_200_OK)
         outcome = add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, data), **self.actor())
-        return Response(_extra_outcome(outcome))
+        return Response(_extra_outcome(outcome, _money(round_)))
 
 
 class PlayEventsView(GameAPIView):
     @extend_schema(request=s.PlayEventsSerializer, responses={201: s.RoundEventSerializer(many=True), **ERRORS},
                    summary="Report card scans, rescans, decisions and auto-play for the round's timeline")
     def post(self, request, pk):
-        rows = report_play(round_id=pk, **_valid(s.PlayEventsSerializer, request.data), **self.actor())
+        rows = report_play(round_id=self.own_round(pk), **_valid(s.PlayEventsSerializer, request.data),
+                           **self.actor())
         return Response(s.RoundEventSerializer(rows, many=True).data, status=status.HTTP_201_CREATED)
 
 
 class ResultView(GameAPIView):
-    @extend_schema(request=s.ResultRequestSerializer, responses={200: s.RoundSerializer, **ERRORS},
-                   summary="Report the round record: validated against the bets, stored, settled after")
+    @extend_schema(request=s.ResultRequestSerializer, responses={200: s.RecordedRoundSerializer, **ERRORS},
+                   summary="Report the round record: checked against the bets and the cards scanned, stored, "
+                           "settled after")
     def post(self, request, pk):
-        return _round(record_result(round_id=pk, **_valid(s.ResultRequestSerializer, request.data),
-                                           **self.actor()))
+        return _round(record_result(round_id=self.own_round(pk), **_valid(s.ResultRequestSerializer, request.data),
+                                    **self.actor()), s.RecordedRoundSerializer)
 
 
 class SuspendView(GameAPIView):
     @extend_schema(request=s.ReasonSerializer, responses={200: s.RoundSerializer, **ERRORS}, summary="Suspend")
     def post(self, request, pk):
-        return _round(suspend(round_id=pk, **_valid(s.ReasonSerializer, request.data), **self.actor()))
+        return _round(suspend(round_id=self.own_round(pk), **_valid(s.ReasonSerializer, request.data),
+                              **self.actor()))
 
 
 class ResumeView(GameAPIView):
     @extend_schema(request=None, responses={200: s.RoundSerializer, **ERRORS}, summary="Resume a suspended round")
     def post(self, request, pk):
-        return _round(resume(round_id=pk, **self.actor()))
+        return _round(resume(round_id=self.own_round(pk), **self.actor()))
 
 
 class CancelView(GameAPIView):
     @extend_schema(request=s.CancelSerializer, responses={200: s.RoundSerializer, **ERRORS},
                    summary="Cancel: the round is voided, every stake refunded")
     def post(self, request, pk):
-        return _round(cancel(round_id=pk, **_valid(s.CancelSerializer, request.data), **self.actor()))
+        return _round(cancel(round_id=self.own_round(pk), **_valid(s.CancelSerializer, request.data),
+                             **self.actor()))

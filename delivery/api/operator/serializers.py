@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from accounts.exceptions import InvalidAmount
 from accounts.models import LedgerTransaction, Player
+from accounts.money import amount_string
 from accounts.operators import CODE, Direction
 from delivery.api.common import AmountField, StrictCharField, StrictSerializer
 from delivery.api.player.serializers import (
@@ -17,7 +18,6 @@ from delivery.api.player.serializers import (
     PlayerBetSerializer,
     PlayerRoundDetailSerializer,
     WalletSerializer,
-    amount_string,
     bet_row,
 )
 

@@ -24,7 +24,7 @@ from accounts.models import Currency, LedgerEntry, OperatorAPIKey
 from accounts.operators import balances, open_session, player_of, record_call, revoke_session, transfer, upsert_player
 from accounts.selectors import statement_entries
 from delivery.api.base import ID_PARAMETER, StrictAPIView
-from delivery.api.common import ErrorSerializer, StrictJSONParser
+from delivery.api.common import ErrorSerializer, KeyThrottle, StrictJSONParser
 from delivery.api.player.bet_list import BetList
 from settlement.selectors import round_public
 from wagering import selectors
@@ -36,7 +36,6 @@ from . import serializers as s
 from .authentication import IsOperator, OperatorKeyAuthentication
 from .filters import DailyReportFilter, OperatorBetFilter
 from .pagination import StatementPagination
-from .throttles import OperatorKeyThrottle
 
 
 def errors(*codes):
@@ -58,7 +57,7 @@ class OperatorAPIView(StrictAPIView):
 
     authentication_classes = [OperatorKeyAuthentication]
     permission_classes = [IsOperator]
-    throttle_classes = [OperatorKeyThrottle]
+    throttle_classes = [KeyThrottle]
     throttle_scope = "operator"
     parser_classes = [StrictJSONParser]
 

@@ -29,11 +29,11 @@ class BetPagination(KeysetPagination):
         page["required"].append("totals")
         page["properties"]["totals"] = {
             "type": "array", "nullable": True, "example": None,
-            "description": "With `totals=true`: per currency, over every bet the filters select (all pages), "
-                           "counting only settled money (settled and refunded bets), the bets still in play "
-                           "apart (`open_count`, `open_staked`); otherwise null.",
-            "items": {"type": "object",
-                      "required": ["currency", "count", "staked", "returned", "net", "open_count", "open_staked"],
+            "description": "With `totals=true`: per currency, over every bet the filters select (all pages): "
+                           "count, staked, returned and net over the settled (or refunded) bets only, the open "
+                           "bets apart (open_count, open_staked); otherwise null.",
+            "items": {"type": "object", "required": ["currency", "count", "staked", "returned", "net", "open_count",
+                                                     "open_staked"],
                       "properties": {"currency": {"type": "string"}, "count": {"type": "integer"},
                                      "staked": amount, "returned": amount, "net": amount,
                                      "open_count": {"type": "integer"}, "open_staked": amount}}}

@@ -1,4 +1,5 @@
-"""Query filters of the player API's bet list (django-filter)."""
+"""Query filters of the player API (django-filter): the bet list's, and ``tz`` alone for the
+answers that only show times (a bet's detail, the ledger)."""
 
 import zoneinfo
 from datetime import UTC, datetime, time, timedelta
@@ -6,7 +7,7 @@ from functools import cache
 
 from django import forms
 from django_filters import rest_framework as filters
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 
 from tables.models import Variant
 from wagering.models import Bet
@@ -79,26 +80,19 @@ class FlagFilter(filters.Filter):
         return queryset
 
 
-class BetFilter(filters.FilterSet):
-    """Filters of ``GET /api/v1/bets/``. ``date_from`` / ``date_to`` are calendar days (inclusive)
-    in the time zone ``tz`` (IANA name, default UTC): ``date_from=2026-03-31&tz=Europe/Berlin``
-    starts at 2026-03-30T22:00Z."""
+#: ``tz`` of an answer that shows times.
+TZ_HELP = "IANA time zone of the times shown (default UTC)."
+#: ``tz`` in the schema of a view that is not a list (drf-spectacular lists filters of lists only).
+TZ_PARAMETER = OpenApiParameter("tz", {"type": "string", "enum": sorted(time_zones())}, description=TZ_HELP)
 
-    date_from = filters.DateFilter(method="filter_date_from", help_text="First day (YYYY-MM-DD) in `tz`.")
-    date_to = filters.DateFilter(method="filter_date_to", help_text="Last day (YYYY-MM-DD), inclusive, in `tz`.")
-    tz = TimeZoneFilter(method="filter_tz",
-                              help_text="IANA time zone of the day boundaries and of the times shown (default UTC).")
-    table = CodeFilter(field_name="table__code", max_length=32, help_text="Table code.")
-    variant = filters.ChoiceFilter(field_name="table__variant", choices=Variant.choices)
-    type = filters.ChoiceFilter(choices=Bet.Type.choices, help_text="Bet type.")
-    state = filters.ChoiceFilter(choices=Bet.State.choices)
-    outcome = filters.ChoiceFilter(choices=[(o, o) for o in Bet.OUTCOMES])
-    round = IdFilter(field_name="round_id", help_text="Round id.")
-    totals = FlagFilter(help_text="true: add `totals` over every bet the filters select (all pages); "
-                                  "they cost a scan of those bets, so ask once, not on every page.")
+
+class ZoneFilter(filters.FilterSet):
+    """``tz`` (IANA name, default UTC): the time zone an answer's times are shown in; it selects
+    nothing (``zone()`` gives it to the view)."""
+
+    tz = TimeZoneFilter(method="filter_tz", help_text=TZ_HELP)
 
     class Meta:
-        model = Bet
         fields = []
 
     def get_form_class(self):
@@ -114,6 +108,32 @@ class BetFilter(filters.FilterSet):
         """The requested ``ZoneInfo`` (UTC when none)."""
         name = self.form.cleaned_data.get("tz")
         return zoneinfo.ZoneInfo(name) if name else UTC
+
+    def filter_tz(self, queryset, name, value):
+        return queryset  # for display (and the bet list's day boundaries)
+
+
+class BetFilter(ZoneFilter):
+    """Filters of ``GET /api/v1/bets/``. ``date_from`` / ``date_to`` are calendar days (inclusive)
+    in the time zone ``tz`` (IANA name, default UTC): ``date_from=2026-03-31&tz=Europe/Berlin``
+    starts at 2026-03-30T22:00Z."""
+
+    date_from = filters.DateFilter(method="filter_date_from", help_text="First day (YYYY-MM-DD) in `tz`.")
+    date_to = filters.DateFilter(method="filter_date_to", help_text="Last day (YYYY-MM-DD), inclusive, in `tz`.")
+    tz = TimeZoneFilter(method="filter_tz",
+                        help_text="IANA time zone of the day boundaries and of the times shown (default UTC).")
+    table = CodeFilter(field_name="table__code", max_length=32, help_text="Table code.")
+    variant = filters.ChoiceFilter(field_name="table__variant", choices=Variant.choices)
+    type = filters.ChoiceFilter(choices=Bet.Type.choices, help_text="Bet type.")
+    state = filters.ChoiceFilter(choices=Bet.State.choices)
+    outcome = filters.ChoiceFilter(choices=[(o, o) for o in Bet.OUTCOMES])
+    round = IdFilter(field_name="round_id", help_text="Round id.")
+    totals = FlagFilter(help_text="true: add `totals` over every bet the filters select (all pages); "
+                                  "they cost a scan of those bets, so ask once, not on every page.")
+
+    class Meta:
+        model = Bet
+        fields = []
 
     def _midnight(self, day):
         """The midnight that starts ``day`` in the player's zone, in UTC; None where that instant
@@ -131,6 +151,3 @@ class BetFilter(filters.FilterSet):
     def filter_date_to(self, queryset, name, value):
         end = None if value == value.max else self._midnight(value + timedelta(days=1))
         return queryset if end is None else queryset.filter(placed_at__lt=end)
-
-    def filter_tz(self, queryset, name, value):
-        return queryset  # used by the date filters and for display

@@ -1,7 +1,6 @@
 """Response (and dispute request) shapes of the player API. Amounts are decimal strings with the
 currency's minor units as decimals (``"12.50"``); times are ISO 8601 with an offset."""
 
-from decimal import Decimal
 from functools import cache
 
 from django.core.validators import RegexValidator
@@ -9,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
+from accounts.money import amount_string
 from delivery.api.common import StrictCharField, StrictIntegerField
 from settlement.audit import MAX_REASON, NUL_REFUSED
 from settlement.models import Dispute
@@ -45,17 +45,6 @@ class MoneyField(serializers.Field):
 
     def to_representation(self, value):
         return amount_string(*value)
-
-
-def amount_string(amount, minor_units):
-    """``amount`` (``Decimal`` in major units, or None) as the API's decimal string with
-    ``minor_units`` decimals (``"12.50"``); None stays None."""
-    return None if amount is None else str(Decimal(amount).quantize(_quantum(minor_units)))
-
-
-@cache
-def _quantum(minor_units):
-    return Decimal(1).scaleb(-minor_units)
 
 
 class WalletSerializer(serializers.ModelSerializer):
@@ -171,13 +160,15 @@ def iso_time(value, zone):
 
 
 class TotalsSerializer(serializers.Serializer):
+    """Totals over settled money (bets settled or refunded); the open bets' stakes apart."""
+
     currency = serializers.CharField(source="currency.code")
-    count = serializers.IntegerField(help_text="Closed bets: settled, or refunded in full.")
-    staked = MoneyField(currency="currency", help_text="What the closed bets staked, extra stakes included.")
-    returned = MoneyField(currency="currency", help_text="What the closed bets returned (a refund: all staked).")
+    count = serializers.IntegerField(help_text="Bets settled or refunded.")
+    staked = MoneyField(currency="currency", help_text="Their stakes and extra stakes.")
+    returned = MoneyField(currency="currency", help_text="Everything credited back for them.")
     net = MoneyField(currency="currency", help_text="returned - staked")
-    open_count = serializers.IntegerField(help_text="Bets still in play: not in count, staked or net.")
-    open_staked = MoneyField(currency="currency", help_text="What the bets still in play staked so far.")
+    open_count = serializers.IntegerField(help_text="Bets still open (not yet settled).")
+    open_staked = MoneyField(currency="currency", help_text="The open bets' stakes and extra stakes.")
 
 
 class PlayerBetExtraSerializer(serializers.ModelSerializer):
@@ -235,6 +226,7 @@ class PublicHandSerializer(serializers.Serializer):
 
 
 class HandSerializer(PublicHandSerializer):
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender; void (the round was voided)")
     decisions = DecisionSerializer(many=True)
     stake = serializers.CharField(help_text="This bet's stake on the hand (decimal string).")
     returned = serializers.CharField()
@@ -245,7 +237,7 @@ class HandSerializer(PublicHandSerializer):
 class InsuranceSerializer(serializers.Serializer):
     stake = serializers.CharField()
     returned = serializers.CharField()
-    outcome = serializers.CharField()
+    outcome = serializers.CharField(help_text="win, lose; void (the round was voided)")
 
 
 class DealerSerializer(serializers.Serializer):
@@ -261,7 +253,8 @@ class PlaySerializer(serializers.Serializer):
     dealer = DealerSerializer()
     staked = serializers.CharField()
     returned = serializers.CharField()
-    outcome = serializers.CharField()
+    outcome = serializers.CharField(help_text="blackjack, win, push, lose, surrender; void: the round was voided, "
+                                              "every stake returned")
     extras = serializers.DictField(child=serializers.CharField(), help_text="Extra stakes by kind.")
     seat = serializers.IntegerField(required=False)
     hands = HandSerializer(many=True, required=False, help_text="Main and behind bets: the hand(s) the bet rode on.")
@@ -361,6 +354,22 @@ class PlayerRoundDetailSerializer(RoundSummarySerializer):
     voided_at = serializers.DateTimeField(allow_null=True)
     result = RoundResultSerializer(allow_null=True, help_text="Null until the round has a result.")
     bets = PlayerBetSerializer(many=True, source="bets_of_player", help_text="Your bets in this round.")
+
+
+class RoundStepSerializer(serializers.Serializer):
+    """One step of a round's timeline as its player may see it."""
+
+    at = serializers.DateTimeField()
+    kind = serializers.CharField(help_text="opened, bet_placed, betting_closed, extra_stake, fallback, card_scanned, "
+                                           "decision, auto_play (a decision taken on a timeout), resulted, settled, "
+                                           "voided, ...")
+    detail = serializers.DictField(help_text="Your bet's step: its values (money as decimal strings). "
+                                                             "A step of the whole round: empty.")
+
+
+class RecentRoundSerializer(PlayerRoundDetailSerializer):
+    steps = RoundStepSerializer(many=True, help_text="Every step of the round, oldest first: yours in full, the "
+                                                     "round's own without their totals.")
 
 
 class DisputeSerializer(serializers.ModelSerializer):

@@ -11,6 +11,7 @@ urlpatterns = [
     path("me", views.MeView.as_view(), name="me"),
     path("bets/", views.BetListView.as_view(), name="bets"),
     path("bets/<str:id>", views.BetDetailView.as_view(), name="bet"),
+    path("rounds/recent", views.RecentRoundsView.as_view(), name="recent-rounds"),
     path("rounds/<str:id>", views.RoundDetailView.as_view(), name="round"),
     path("ledger/", views.LedgerView.as_view(), name="ledger"),
     path("disputes/", views.DisputeListView.as_view(), name="disputes"),

@@ -2,7 +2,8 @@
 ``accounts.selectors``, ``settlement.selectors``), settlement's dispute service
 (``settlement.disputes.open_dispute``) and a seamless player's balances as the operator's wallet
 answers them (``wallets.balances``). Only the calling player's own data, ever: another
-player's bet, round or dispute answers 404, exactly like one that does not exist.
+player's bet, round or dispute answers 404, exactly like one that does not exist. The bet list,
+a bet's detail and the ledger show their times in the time zone ``tz`` (default UTC).
 
 Errors are ``{"code": ..., "detail": ...}`` (``delivery.api.base``): 400 ``invalid_input`` (bad
 filter values, unknown or repeated query parameters, NUL bytes, bad cursor or page size, bad body),
@@ -11,8 +12,9 @@ filter values, unknown or repeated query parameters, NUL bytes, bad cursor or pa
 ``not_found``, 429 ``throttled``.
 """
 
+from zoneinfo import ZoneInfo
+
 from django.db.models import Prefetch
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions as drf
 from rest_framework import status
@@ -25,6 +27,7 @@ from delivery.api.base import ID_PARAMETER, StrictAPIView, found_or_404, path_id
 from delivery.api.common import ErrorSerializer
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
+from settlement.replay import visible_steps
 from settlement.selectors import bet_ledger_rows, bet_replay, round_public
 from wagering import selectors
 from wagering.models import Bet
@@ -33,10 +36,13 @@ from wallets.balances import with_operator_balances
 from . import serializers as s
 from .authentication import CachedTokenAuthentication, PlayerSessionAuthentication
 from .bet_list import BetList
+from .filters import TZ_PARAMETER, ZoneFilter
 from .pagination import KeysetPagination
 from .throttles import PlayerRateThrottle
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 429)}
+#: How many rounds ``rounds/recent`` recalls.
+RECENT_ROUNDS = 10
 
 
 class IsPlayer(BasePermission):
@@ -90,14 +96,27 @@ class BetListView(BetList, PlayerAPIView):
         return self.list_bets()
 
 
-class BetDetailView(PlayerAPIView):
-    @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
+class ZonedView(PlayerAPIView):
+    """A player view whose answer shows its times in the time zone ``tz`` (``ZoneFilter``: an IANA
+    name, default UTC; an unknown one is 400 ``invalid_input``)."""
+
+    filterset_class = ZoneFilter
+
+    def zone(self):
+        """The requested time zone (a ``ZoneInfo``)."""
+        _, cleaned = self.filters()
+        return ZoneInfo(cleaned.get("tz") or "UTC")
+
+
+class BetDetailView(ZonedView):
+    queryset = Bet.objects.none()
+
+    @extend_schema(parameters=[ID_PARAMETER, TZ_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
                    summary="One of your bets as the Bet Record shows it")
     def get(self, request, id):  # noqa: A002 (the path's {id})
         bet = found_or_404(selectors.bet_detail_row(self.player, path_id(id)))
         extras = selectors.extras_of(bet)
-        return Response(s.bet_detail(bet, extras, bet_replay(bet), bet_ledger_rows(bet, extras),
-                                     timezone.get_current_timezone()))
+        return Response(s.bet_detail(bet, extras, bet_replay(bet), bet_ledger_rows(bet, extras), self.zone()))
 
 
 class RoundDetailView(PlayerAPIView):
@@ -110,17 +129,31 @@ class RoundDetailView(PlayerAPIView):
         return Response(s.PlayerRoundDetailSerializer(round_).data)
 
 
-class LedgerView(PlayerAPIView):
+class RecentRoundsView(PlayerAPIView):
+    @extend_schema(responses={200: s.RecentRoundSerializer(many=True), **ERRORS},
+                   summary="Your last rounds (newest first) with every step: last-game recall")
+    def get(self, request):
+        rounds = list(selectors.rounds_for_player(self.player).order_by("-opened_at", "-id")[:RECENT_ROUNDS])
+        bets = selectors.bets_for_player(self.player).filter(round__in=rounds)
+        for round_ in rounds:
+            round_.result = round_public(round_)
+            round_.bets_of_player = [b for b in bets if b.round_id == round_.pk]
+            round_.steps = [{"at": e.created_at, "kind": e.kind, "detail": payload} for e, payload in
+                            visible_steps(round_, {b.record_id for b in round_.bets_of_player})]
+        return Response(s.RecentRoundSerializer(rounds, many=True).data)
+
+
+class LedgerView(ZonedView):
     pagination_class = KeysetPagination
     queryset = LedgerEntry.objects.none()
 
     def get_queryset(self):
         return ledger_entries_for_player(self.player).values(*LEDGER_ROW)
 
-    @extend_schema(responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
+    @extend_schema(parameters=[TZ_PARAMETER], responses={200: s.LedgerEntrySerializer(many=True), **ERRORS},
                    summary="Your wallets' ledger entries, newest first")
     def get(self, request):
-        zone = timezone.get_current_timezone()
+        zone = self.zone()
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response([s.ledger_entry(entry, zone) for entry in page])
 

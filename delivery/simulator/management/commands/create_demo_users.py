@@ -1,19 +1,20 @@
 """``python manage.py create_demo_users``: the demo logins for local use (``make run``): the provider's
-operator (admin), a staff user of one demo operator, the demo player, a demo game-server account,
-and a fresh operator API key with the curl that mints a player session with it."""
+operator (admin), a staff user of one demo operator, the demo player, a fresh game-server API key
+of the default studio (the demo tables' studio), and a fresh operator API key with the curl that
+mints a player session with it."""
 
 import secrets
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from rest_framework.authtoken.models import Token
 
 from accounts.models import OperatorStaff
 from accounts.operators import create_api_key, upsert_player
 from adminkit.roles import SUPERVISOR, ensure_roles
-from delivery.api.game.auth import GAME_SERVER_GROUP
 from delivery.simulator.demo import DEMO_OPERATORS, ensure_operators
+from tables.models import DEFAULT_STUDIO, Studio, StudioAPIKey, default_studio
+from tables.studios import create_service_key
 
 #: The demo player is the simulator's first real player of the first demo operator, so its bet
 #: history is not empty.
@@ -24,10 +25,10 @@ BRAND_STAFF = f"{BRAND}-supervisor"
 
 class Command(BaseCommand):
     help = ("Create (or refresh) the demo logins: the provider's operator (superuser, Supervisor), a Supervisor "
-            f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a demo "
-            "game-server account (game_server group, DRF token) and a new operator API key of "
-            f"{BRAND}; print them. Each run sets new random passwords and a new key; the tokens and "
-            "the staff's TOTP devices stay.")
+            f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a new "
+            f"game-server API key of the {DEFAULT_STUDIO} studio and a new operator API key of {BRAND}; print "
+            "them. Each run sets new random passwords and new keys (shown once); the player's token and the "
+            "staff's TOTP devices stay.")
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's address, for the examples")
@@ -49,11 +50,9 @@ class Command(BaseCommand):
                                                defaults={"operator": brand})
         player, _ = upsert_player(operator=brand, code=PLAYER, currencies=["EUR", "USD"])
         token, _ = Token.objects.get_or_create(user=player.user)
-        server, _ = User.objects.get_or_create(username=GAME_SERVER)
-        server.set_unusable_password()  # a service account: its token only
-        server.save()
-        server.groups.add(Group.objects.get_or_create(name=GAME_SERVER_GROUP)[0])
-        server_token, _ = Token.objects.get_or_create(user=server)
+        studio = Studio.objects.get(pk=default_studio())
+        StudioAPIKey.objects.filter(studio=studio, name=GAME_SERVER).update(revoked=True)  # the last run's
+        _, server_key, _ = create_service_key(studio=studio, name=GAME_SERVER)
         _, key = create_api_key(operator=brand, name="make run")
         self.stdout.write(
             f"Provider operator: {OPERATOR} / {passwords[OPERATOR]}  (admin: {url}/admin/, sees every brand)\n"
@@ -62,8 +61,8 @@ class Command(BaseCommand):
             f"  which shows the account's key and QR code for an authenticator app (or: oathtool --totp -b <key>).\n"
             f"Demo player:   {player.game_code}  API token: {token.key}\n"
             f"  e.g. curl -H 'Authorization: Token {token.key}' {url}/api/v1/bets/\n"
-            f"Demo game server: {GAME_SERVER}  API token: {server_token.key}\n"
-            f"  e.g. curl -H 'Authorization: Token {server_token.key}' {url}/api/game/v1/rounds/1/\n"
+            f"Game-server API key of studio {DEFAULT_STUDIO} ({GAME_SERVER}, new each run): {server_key}\n"
+            f"  e.g. curl -H 'Authorization: Bearer {server_key}' {url}/api/game/v1/tables/\n"
             f"Operator API key of {BRAND} (new each run): {key}\n"
             f"  mint a player session: curl -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' "
             f"-d '{{\"player\": \"{PLAYER}\", \"currency\": \"EUR\"}}' {url}/api/operator/v1/sessions/\n"

@@ -7,9 +7,9 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0008_operator_time_zone'),
+        ('accounts', '0010_operator_time_zone'),
         ('tables', '0004_round_pay_tables'),
-        ('wagering', '0004_bet_settlement'),
+        ('wagering', '0005_game_servers_are_studio_keys_not_users'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('settlement', '0014_pending_settlement'),
+        ('settlement', '0016_exception_report'),
         ('tables', '0004_round_pay_tables'),
     ]
 

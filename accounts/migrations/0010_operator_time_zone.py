@@ -9,7 +9,7 @@ import accounts.models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0007_operator_wallet_concurrency'),
+        ('accounts', '0009_player_code_prefix'),
     ]
 
     operations = [

@@ -1,0 +1,52 @@
+"""Studios and their game-server service accounts (``StudioAPIKey``): a service account acts on
+its own studio's tables and their rounds only; another studio's table or round is answered as
+one that does not exist (``NotFound``, the same sentence)."""
+
+import secrets
+
+from django.db import transaction
+
+from .exceptions import NotFound
+from .models import Round, Studio, StudioAPIKey, Table
+
+
+def studio_table(studio, code):
+    """``studio``'s table ``code`` (a ``Table`` with its currency and limits); ``NotFound`` when
+    there is none, whatever other studios have."""
+    table = (Table.objects.select_related("currency").prefetch_related("limits")
+             .filter(studio=studio, code=code).first()) if isinstance(code, str) else None
+    if table is None:
+        raise NotFound(f"no table {str(code)[:64]!r}")
+    return table
+
+
+def check_studio_round(studio, round_id):
+    """``NotFound`` (``no round <id>``, as for a round that does not exist) unless round
+    ``round_id`` (an int) is at one of ``studio``'s tables."""
+    if not Round.objects.filter(pk=round_id, table__studio=studio).exists():
+        raise NotFound(f"no round {round_id}")
+
+
+@transaction.atomic
+def create_service_key(*, studio, name, signed=False):
+    """A new game-server service account of ``studio`` (a ``Studio`` or its code): ``(StudioAPIKey,
+    raw key, signing secret)``. ``signed``: every request of the key must be signed
+    (``delivery.api.game.signing``) with the returned secret ("" when not signed). The key and
+    the secret are shown once: only the key's hash is kept, and the secret on no page. Raises
+    ``Studio.DoesNotExist``."""
+    if not isinstance(studio, Studio):
+        studio = Studio.objects.get(code=studio)
+    key, raw = StudioAPIKey.objects.create_key(studio=studio, name=name[:50] or "game server")
+    secret = ""
+    if signed:
+        secret = secrets.token_urlsafe(32)
+        key.signing_secret = secret
+        key.save(update_fields=["signing_secret"])
+    return key, raw, secret
+
+
+def revoke_service_key(*, key):
+    """Revoke ``key`` (a ``StudioAPIKey``) for good; its next request is a 401. Returns it."""
+    key.revoked = True
+    key.save(update_fields=["revoked"])
+    return key
