@@ -20,7 +20,7 @@ from settlement.disputes import decide_dispute, manual_adjustment, open_dispute
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
 from settlement.voids import cancel, void_round
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, UserFactory, make_operator
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, UserFactory, make_operator, scan
 from tests.rollups_scan import full_scan, kept
 from wagering.closing import close_betting
 from wagering.models import Bet, DailyAdjustment, DailyPlayer, DailyRollup, DailyRound
@@ -212,6 +212,7 @@ def test_each_currency_has_rows_of_its_own():
     close_betting(round_id=round_.pk)
     record = record_for(round_, {"u1": ("main", "10.00", ["stand"], None)}, player_cards=["TH", "6C"])
     record["currency"] = "USD"
+    scan(round_.pk, record)
     record_result(round_id=round_.pk, record=record)
     settle_round(round_id=round_.pk)
     assert set(DailyRollup.objects.filter(bet_type="main").values_list("currency_id", "bets")) == {("EUR", 5),
