@@ -103,19 +103,13 @@ def report(title, rows):
 def funded_wallets(prefix, n, currency, amount="1000.00"):
     """``n`` new players (``<prefix>-<i>``) of the default operator, each with a wallet in
     ``currency`` (a ``Currency``) holding ``amount`` (deposited through one bulk ledger post) and a
-    live session in it, as their operator opens one when they come to play (the game server takes
-    bets only from players in session). Returns ``(players, wallets)``."""
-    import secrets
-    from datetime import timedelta
+    live session in it (``open_sessions``). Returns ``(players, wallets)``."""
     from decimal import Decimal
 
-    from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.utils import timezone
 
     from accounts import services as ledger
-    from accounts.models import Account, Player, PlayerSession
-    from accounts.operators import token_hash
+    from accounts.models import Account, Player
 
     operator = ledger.default_operator()
     user_model = get_user_model()
@@ -128,12 +122,29 @@ def funded_wallets(prefix, n, currency, amount="1000.00"):
         w.currency = currency
     cashier = ledger.cashier_account(currency=currency, operator=operator)
     ledger.post([ledger.Posting(f"dep:{prefix}:{w.pk}", "deposit", cashier, w, Decimal(amount)) for w in wallets])
+    open_sessions(players, currency)
+    return players, wallets
+
+
+def open_sessions(players, currency):
+    """A live session in ``currency`` for each of ``players`` (``Player`` rows or pks), as their
+    operator opens one when they come to play: the game server takes bets only from players in
+    session."""
+    import secrets
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.utils import timezone
+
+    from accounts.models import PlayerSession
+    from accounts.operators import token_hash
+
     now = timezone.now()
     PlayerSession.objects.bulk_create([
-        PlayerSession(token_hash=token_hash(secrets.token_urlsafe(32)), player=p, currency=currency, last_used_at=now,
+        PlayerSession(token_hash=token_hash(secrets.token_urlsafe(32)), player_id=getattr(p, "pk", p),
+                      currency=currency, last_used_at=now,
                       expires_at=now + timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS))
         for p in players], batch_size=5000)
-    return players, wallets
 
 
 def code_version():

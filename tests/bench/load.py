@@ -207,8 +207,11 @@ def _players(cur, accounts):
 def _rounds(cur, table_id, done, count, last, details, accounts):
     """Insert rounds ``done + 1`` to ``done + count`` (of ``last``) with everything the platform
     writes for them (see the module docstring)."""
+    from tables.models import rules_version_now
+
     params = {"table": table_id, "first": done, "upto": done + count, "last": last, "per": PER_ROUND,
-              "players": PLAYERS, "stake": STAKE, "lost": details[0], "won": details[1], **accounts}
+              "players": PLAYERS, "stake": STAKE, "lost": details[0], "won": details[1],
+              "rules_version": rules_version_now(), **accounts}
     cur.execute("""INSERT INTO tables_shoe (table_id, sequence, shuffled_at, burn_count, rounds_dealt, cut_card_out)
                    SELECT %(table)s, 1, now(), 0, 0, false WHERE NOT EXISTS
                    (SELECT 1 FROM tables_shoe WHERE table_id = %(table)s AND sequence = 1)""", params)
@@ -217,9 +220,10 @@ def _rounds(cur, table_id, done, count, last, details, accounts):
     params["shoe"] = cur.fetchone()[0]
     cur.execute("""CREATE TEMP TABLE bench_rounds ON COMMIT DROP AS
                    WITH r AS (INSERT INTO tables_round (table_id, shoe_id, shoe_round, external_id, state,
-                                                        failure_reason, pay_tables, opened_at, closed_at,
-                                                        resulted_at, settled_at)
-                              SELECT %(table)s, %(shoe)s, i, 'BL-' || i, 'settled', '', '{}'::jsonb, at, at, at, at
+                                                        failure_reason, pay_tables, rules_version, opened_at,
+                                                        closed_at, resulted_at, settled_at)
+                              SELECT %(table)s, %(shoe)s, i, 'BL-' || i, 'settled', '', '{}'::jsonb,
+                                     %(rules_version)s, at, at, at, at
                               FROM generate_series(%(first)s + 1, %(upto)s) i,
                                    LATERAL (SELECT now() - (%(last)s - i) * interval '1 minute' AS at) t
                               ORDER BY i RETURNING id, shoe_round, external_id, opened_at)

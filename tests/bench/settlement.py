@@ -49,7 +49,10 @@ def _take(round_, record):
     settle task not queued (the benchmark sends it to its own worker); returns the seconds taken."""
     from settlement.results import record_result
     from settlement.tasks import settle_round
+    from tables.cards import scan_events
+    from tables.services import report_play
 
+    report_play(round_id=round_.pk, events=scan_events(record), actor="bench")  # dealt: its cards scanned
     start = time.perf_counter()
     with mock.patch.object(settle_round, "delay_on_commit"):
         record_result(round_id=round_.pk, record=record)

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.bench.common import report, setup, sized, verdict
+from tests.bench.common import open_sessions, report, setup, sized, verdict
 
 OPERATOR = "bench-seamless"
 STAKE = Decimal("5.00")
@@ -66,6 +66,7 @@ def _players(operator, n, currency):
                                           for u, c in zip(users, missing)])
     Account.objects.bulk_create([Account(kind=Account.Kind.WALLET, operator=operator, player=p, currency=currency,
                                          journal=True) for p in players])
+    open_sessions(Player.objects.filter(operator=operator, code__in=codes).values_list("pk", flat=True), currency)
     return [operator.game_code(c) for c in codes]
 
 
@@ -98,8 +99,9 @@ def _play_round(table, shoe, number, codes, batch):
     placing, seconds of debits in flight, bets accepted)``."""
     from delivery.simulator.decisions import InitialDeal
     from settlement.results import record_result
+    from tables.cards import scan_events
     from tables.engine.play import RoundPlay
-    from tables.services import open_round
+    from tables.services import open_round, report_play
     from wagering.closing import close_betting
     from wagering.models import Bet
     from wagering.placement import place_bets
@@ -124,6 +126,7 @@ def _play_round(table, shoe, number, codes, batch):
     record = RoundPlay(table.rules(), deal, placed, decide=_decide, can_afford=lambda view, action: False,
                        round_id=round_.external_id, currency=table.currency_id, shoe_round=round_.shoe_round).play()
     deal.close()
+    report_play(round_id=round_.pk, events=scan_events(record), actor="bench")  # the cards as the scanner saw them
     record_result(round_id=round_.pk, record=record, cut_card_out=shoe.end_round(round_.pk), actor="bench")
     return round_, placing, _debit_seconds(round_, windows), accepted
 

@@ -29,9 +29,10 @@ def settled_bets(round_):
 
 def test_the_engine_settles_a_record_once_when_it_is_taken_and_the_worker_writes_that():
     round_, players = played_round(result=False)
-    scan(round_.pk, record_for(round_))
+    record = record_for(round_)
+    scan(round_.pk, record)  # the game server's scans, which the record must match
     with mock.patch.object(tables.engine, "settle", wraps=tables.engine.settle) as engine:
-        record_result(round_id=round_.pk, record=record_for(round_))
+        record_result(round_id=round_.pk, record=record)
         assert engine.call_count == 1 and PendingSettlement.objects.filter(round=round_).exists()
         settle_round(round_id=round_.pk)
         assert engine.call_count == 1
