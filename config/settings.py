@@ -135,8 +135,8 @@ PLAYER_SESSION_IDLE_SECONDS = env.int("PLAYER_SESSION_IDLE_SECONDS", default=30 
 # Manual adjustments (settlement.adjustments; absolute amounts in major units of any currency): a
 # Dispute officer makes one of at most DISPUTE_OFFICER_ADJUSTMENT_LIMIT, at most
 # DISPUTE_OFFICER_DAILY_LIMIT of their own in 24 hours, and none taking one player's wallet past
-# DISPUTE_OFFICER_PLAYER_DAILY_LIMIT in 24 hours. A Supervisor's above ADJUSTMENT_APPROVAL_THRESHOLD
-# waits for a second Supervisor's approval.
+# DISPUTE_OFFICER_PLAYER_DAILY_LIMIT in 24 hours. A Supervisor's that would take their adjustments
+# posted alone in 24 hours past ADJUSTMENT_APPROVAL_THRESHOLD waits for a second Supervisor's approval.
 DISPUTE_OFFICER_ADJUSTMENT_LIMIT = Decimal(env("DISPUTE_OFFICER_ADJUSTMENT_LIMIT", default="100.00"))
 DISPUTE_OFFICER_DAILY_LIMIT = Decimal(env("DISPUTE_OFFICER_DAILY_LIMIT", default="500.00"))
 DISPUTE_OFFICER_PLAYER_DAILY_LIMIT = Decimal(env("DISPUTE_OFFICER_PLAYER_DAILY_LIMIT", default="200.00"))

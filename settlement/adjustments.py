@@ -11,8 +11,10 @@ Who may adjust how much is decided here, under locks, whatever page or script as
   ``DISPUTE_OFFICER_PLAYER_DAILY_LIMIT`` over every operator's adjustments of that wallet that day
   (absolute values, in the currency's major units; the day is the last 24 hours). The officer's
   user row and the wallet are locked while the sums are read, so parallel requests queue;
-- a supervisor (``adjust_any``) makes any amount; above ``ADJUSTMENT_APPROVAL_THRESHOLD`` the
-  adjustment waits (PENDING) until a different supervisor approves it (``approve_adjustment``).
+- a supervisor (``adjust_any``) makes any amount; once their adjustments posted without a second
+  supervisor over the last 24 hours would pass ``ADJUSTMENT_APPROVAL_THRESHOLD`` in the currency
+  (so one above it, or many small ones that add up to it), the adjustment waits (PENDING) until a
+  different supervisor approves it (``approve_adjustment``).
 
 Amounts are parsed by ``accounts.money.parse_amount`` (decimal strings without exponent, at most the
 currency's decimals) and stored quantised to the currency's minor unit.
@@ -91,7 +93,10 @@ def check_adjustment(user, wallet, amount, dispute=None):
     if _is_officer(user):
         _check_officer(user, wallet, amount, dispute)
         return False
-    return abs(amount) > settings.ADJUSTMENT_APPROVAL_THRESHOLD
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one supervisor's requests queue
+    alone = _adjusted_since(timezone.now() - timedelta(days=1), requested_by=user, currency=wallet.currency_id,
+                            status=Adjustment.Status.POSTED, approved_by__isnull=True)
+    return alone + abs(amount) > settings.ADJUSTMENT_APPROVAL_THRESHOLD
 
 
 def request_adjustment(*, wallet, house, amount, key, memo, actor, actor_user=None, dispute=None, audited=True):

@@ -159,7 +159,7 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     for i, item in enumerate(events):
         payload = dict(item)
         kind = payload.pop("kind", None)
-        if kind not in PLAY_EVENTS:
+        if not isinstance(kind, str) or kind not in PLAY_EVENTS:
             raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
         check_json(payload, f"events[{i}]")  # no NUL (PostgreSQL's jsonb refuses it)
         if kind in SCANS:

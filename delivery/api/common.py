@@ -66,17 +66,15 @@ class SafeJSONParser(JSONParser):
     ``ParseError`` (400 ``invalid_input``) — never a 500 or Django's HTML 400. Refused: ``NaN``
     and ``Infinity``, a number that overflows to infinity (``1e400``), a string holding a lone
     UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a body nested too deep for the
-    decoder (``RecursionError``); a body too large is ``RequestTooLarge`` (413)."""
-
-    #: ``json.loads``'s ``object_pairs_hook`` (None: a repeated key keeps its last value).
-    object_pairs_hook = None
+    decoder (``RecursionError``), an object with a repeated key (``{"stake": "1.00", "stake":
+    "25.00"}``: which one was meant?); a body too large is ``RequestTooLarge`` (413)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
             text = stream.read().decode(encoding)
             data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant,
-                              object_pairs_hook=self.object_pairs_hook)
+                              object_pairs_hook=_object_of_unique_keys)
             if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
                 json.dumps(data, ensure_ascii=False).encode("utf-8")
             return data
@@ -101,13 +99,6 @@ def _object_of_unique_keys(pairs):
             raise ValueError(f"key {key[:64]!r} appears twice in one object")
         seen.add(key)
     return dict(pairs)
-
-
-class StrictJSONParser(SafeJSONParser):
-    """``SafeJSONParser`` that also refuses an object with a repeated key (``{"amount": "1.00",
-    "amount": "100.00"}``: which one was meant?) as a ``ParseError`` (400 ``invalid_input``)."""
-
-    object_pairs_hook = staticmethod(_object_of_unique_keys)
 
 
 def bearer_credential(request):

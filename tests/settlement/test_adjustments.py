@@ -96,6 +96,18 @@ def test_above_the_threshold_a_second_supervisor_approves(limits):
 
 
 @pytest.mark.django_db
+def test_a_supervisor_cannot_pass_the_threshold_in_small_steps(limits):
+    """Three adjustments of 1000.00 at a threshold of 1000.00: the first posts, the next waits."""
+    (player, _), = _disputes(1)
+    boss, other = make_operator(SUPERVISOR), make_operator(SUPERVISOR, username="boss2")
+    assert _adjust(player, None, "1000.00", boss, "s1").status == "posted"
+    assert _adjust(player, None, "1000.00", boss, "s2").status == "pending"
+    approve_adjustment(adjustment=Adjustment.objects.get(key="adjust:manual:s2"), actor=other, reason="ticket 9")
+    assert _adjust(player, None, "-0.01", boss, "s3").status == "pending"  # the posted one alone still counts
+    assert _adjust(player, None, "5.00", other, "o1").status == "posted"  # another supervisor's own day
+
+
+@pytest.mark.django_db
 def test_a_supervisors_big_dispute_adjustment_waits_for_approval(limits):
     limits.ADJUSTMENT_APPROVAL_THRESHOLD = Decimal("50.00")
     (player, dispute), = _disputes(1)

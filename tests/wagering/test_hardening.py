@@ -14,6 +14,7 @@ from tables.models import Round, RoundEvent
 from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory
 from wagering.models import Bet
 
+from .conftest import client_for
 from .helpers import balance
 from .test_api import drive_round, open_round
 
@@ -177,6 +178,29 @@ def test_nul_in_event_payloads_is_invalid_input(eur, game_client, payload):
                                 {"events": [{"kind": "card_scanned", **payload}]}, format="json")
     json_error(response, 400, "invalid_input")
     assert RoundEvent.objects.count() == before
+
+
+@pytest.mark.parametrize("kind", [[], {}, ["card_scanned"], 7, None])
+def test_an_event_kind_that_is_no_string_is_invalid_input(eur, game_client, kind):
+    round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
+    before = RoundEvent.objects.count()
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/",
+                                {"events": [{"kind": kind, "card": "AS", "to": "player"}]}, format="json")
+    assert "kind must be one of" in json_error(response, 400, "invalid_input")["detail"]
+    assert RoundEvent.objects.count() == before
+
+
+def test_a_repeated_json_key_is_refused_on_the_game_server_and_player_apis(betting):
+    """Which stake was meant by ``{"stake": "1.00", "stake": "25.00"}``? Neither is taken."""
+    post, player = betting
+    body = f'{{"key": "kz8", "player": "{player.code}", "type": "main", "stake": "1.00", "stake": "25.00"}}'
+    response = post.client.post(post.url, body, content_type="application/json")
+    assert "appears twice" in json_error(response, 400, "invalid_input")["detail"]
+    assert not Bet.objects.filter(idempotency_key="kz8").exists()
+    unchanged(player)
+    response = client_for(player.user).post("/api/v1/disputes/", '{"bets": [1], "bets": [2], "reason": "x"}',
+                                            content_type="application/json")
+    assert "appears twice" in json_error(response, 400, "invalid_input")["detail"]
 
 
 @pytest.mark.postgresql  # PostgreSQL refuses NUL in text and jsonb

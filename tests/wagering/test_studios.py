@@ -128,6 +128,10 @@ def test_a_signing_service_account_must_sign_each_request_once(eur, db):
     assert "replayed" in json_error(post(good), 401, "authentication_failed")["detail"]
     fresh = signed_headers(secret, "POST", path, body, now=time.time() + 1)
     assert post(fresh).status_code == 200  # a new signature: the open round's replay
+    huge = {**signed_headers(secret, "POST", path, body), "X-Signature-Timestamp": "9" * 400}
+    assert "away from the clock" in json_error(post(huge), 401, "authentication_failed")["detail"]
+    foreign = {**signed_headers(secret, "POST", path, body, now=time.time() + 2), "X-Signature": "é"}
+    assert "hexadecimal" in json_error(post(foreign), 401, "authentication_failed")["detail"]
 
 
 # --- 1, 6: bets only for players in a live session; one answer for unknown and foreign players ----

@@ -39,8 +39,10 @@ def verify(request, secret):
     if not timestamp.isascii() or not timestamp.isdigit() or not given:
         raise exceptions.AuthenticationFailed(
             f"This service account signs its requests: {TIMESTAMP_HEADER} and {SIGNATURE_HEADER} are required.")
+    if not given.isascii():
+        raise exceptions.AuthenticationFailed(f"{SIGNATURE_HEADER} is the HMAC-SHA256 in hexadecimal.")
     window = settings.GAME_API_SIGNATURE_WINDOW_SECONDS
-    if abs(time.time() - int(timestamp)) > window:
+    if len(timestamp) > 12 or abs(time.time() - int(timestamp)) > window:  # 12 digits: far past any clock
         raise exceptions.AuthenticationFailed(f"{TIMESTAMP_HEADER} is more than {window} s away from the clock.")
     expected = signature(secret, timestamp, request.method, request.get_full_path(), request.body)
     if not hmac.compare_digest(expected, given.lower()):

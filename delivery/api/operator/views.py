@@ -24,7 +24,7 @@ from accounts.models import Currency, LedgerEntry, OperatorAPIKey
 from accounts.operators import balances, open_session, player_of, record_call, revoke_session, transfer, upsert_player
 from accounts.selectors import statement_entries
 from delivery.api.base import ID_PARAMETER, StrictAPIView
-from delivery.api.common import ErrorSerializer, KeyThrottle, StrictJSONParser
+from delivery.api.common import ErrorSerializer, KeyThrottle
 from delivery.api.player.bet_list import BetList
 from settlement.selectors import round_public
 from wagering import selectors
@@ -59,7 +59,6 @@ class OperatorAPIView(StrictAPIView):
     permission_classes = [IsOperator]
     throttle_classes = [KeyThrottle]
     throttle_scope = "operator"
-    parser_classes = [StrictJSONParser]
 
     @property
     def operator(self):
