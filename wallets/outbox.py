@@ -62,9 +62,12 @@ def _claim(ids, now):
         taken = list(WalletMovement.objects.select_for_update(skip_locked=True, of=("self",))
                      .filter(pk__in=ids, state=State.PENDING, next_attempt_at__lte=now)
                      .select_related("operator", "player", "currency", "reference"))
+        leases = defaultdict(list)  # one lease per operator (its timeout): one UPDATE each, not a CASE per row
         for m in taken:
             m.next_attempt_at = m.leased_until = now + timedelta(milliseconds=2 * m.operator.wallet_timeout_ms + 1000)
-        WalletMovement.objects.bulk_update(taken, ["next_attempt_at", "leased_until"])
+            leases[m.leased_until].append(m.pk)
+        for until, pks in leases.items():
+            WalletMovement.objects.filter(pk__in=pks).update(next_attempt_at=until, leased_until=until)
     return taken
 
 
