@@ -15,7 +15,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyMixin:
     """Money, bets, records and the ledger are never edited in the admin: view only, no add, no
     delete. Changes go through the services behind the operator actions."""
 
@@ -29,21 +29,16 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class ReadOnlyInline(admin.TabularInline):
-    """A read-only inline (same rule as ``ReadOnlyAdmin``)."""
+class ReadOnlyAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """A read-only admin page (``ReadOnlyMixin``)."""
+
+
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+    """A read-only inline (``ReadOnlyMixin``)."""
 
     extra = 0
     can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class RequestCachedObjectMixin:
