@@ -6,6 +6,7 @@ Here the parameters go to the server in binary (``%b`` placeholders), length-pre
 escaped, except arrays of numbers: one text literal each (``number_array``, ``%s``), which is
 cheaper to build. A statement may run with planner settings of its own (``BY_KEY``)."""
 
+import re
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -201,3 +202,47 @@ def instances(model, rows, names=None):
     as a queryset makes them; the fields not in ``names`` are deferred (loaded if read)."""
     alias = connection.alias  # read once: each read goes through a thread-local
     return [model.from_db(alias, names, row) for row in rows]
+
+
+def sql_type(field):
+    """``field``'s PostgreSQL type without its modifiers (``varchar``, ``numeric``), for a cast: a
+    cast to ``varchar(128)`` would cut a longer string where storing it in the column refuses it."""
+    return re.sub(r"\(.*\)", "", field.db_type(connection))
+
+
+def insert_rows(model, objs):
+    """Insert ``objs`` (a list of unsaved instances of ``model``) as ``bulk_create`` does, and on
+    any other database than PostgreSQL by it. On PostgreSQL in ONE statement: each field's
+    ``pre_save`` (``auto_now_add`` stamps) and its value prepared for the database as
+    ``bulk_create`` does, a column with one value for every row sent as one parameter, the others
+    as one binary array each (``unnest``), never a quoted parameter per value; in the caller's
+    transaction. The instances get their primary keys, in order. Raises Django's
+    ``IntegrityError`` on a constraint. Returns ``objs``."""
+    if not objs:
+        return objs
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create(objs)
+        return objs
+    table, pk = connection.ops.quote_name(model._meta.db_table), model._meta.pk
+    arrays, constants = [], []
+    for field in model._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        column = connection.ops.quote_name(field.column)
+        values = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in objs]
+        if all(v == values[0] for v in values[1:]):
+            constants.append((column, f"%b::{sql_type(field)}", values[0]))
+        else:
+            arrays.append((column, f"%b::{sql_type(field)}[]", values))
+    names = [c for c, _, _ in arrays]
+    unnest = ", ".join(["%s::integer[]"] + [p for _, p, _ in arrays])  # the ordinals: one row has no array else
+    rows = execute_binary(
+        f"""INSERT INTO {table} ({", ".join(names + [c for c, _, _ in constants])})
+            SELECT {", ".join(names + [p for _, p, _ in constants])}
+            FROM unnest({unnest}) AS v({", ".join(["ordinal_"] + names)})
+            ORDER BY ordinal_ RETURNING {connection.ops.quote_name(pk.column)}""",
+        [v for _, _, v in constants] + [number_array(range(len(objs)))] + [v for _, _, v in arrays])
+    for obj, (value,) in zip(objs, rows):
+        setattr(obj, pk.attname, value)
+        obj._state.adding, obj._state.db = False, connection.alias
+    return objs

@@ -3,9 +3,11 @@ each attempt (``WalletCall``) with what it did to its movement."""
 
 from collections import defaultdict
 
-from django.db import transaction
+from django.db import connection, transaction
 
-from . import client
+from accounts.sql import insert_rows
+
+from . import client, pg
 from .models import WalletCall, WalletMovement
 
 
@@ -43,5 +45,8 @@ def save_attempts(movements, calls, fields):
     for m in movements:
         groups[tuple(getattr(m, f) for f in fields)].append(m.pk)
     for values, ids in groups.items():
-        WalletMovement.objects.filter(pk__in=ids).update(**dict(zip(fields, values)))
-    WalletCall.objects.bulk_create(calls, batch_size=2000)
+        if connection.vendor == "postgresql":
+            pg.update_movements(ids, dict(zip(fields, values)))
+        else:
+            WalletMovement.objects.filter(pk__in=ids).update(**dict(zip(fields, values)))
+    insert_rows(WalletCall, calls)

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Min, Q
 from django.utils import timezone
 
-from . import client
+from . import client, pg
 from .exceptions import NotRetryable
 from .journal import fields_of, record, save_attempts
 from .models import WalletMovement
@@ -38,27 +38,30 @@ def backoff(attempts):
 
 
 def _oldest(players):
-    """``{player_id: id}`` of the oldest PENDING outbox movement of each of ``players`` (player ids;
-    None: every player): the one each player's delivery waits on."""
+    """``{player_id: (id, next_attempt_at)}`` of the oldest PENDING outbox movement of each of
+    ``players`` (player ids; None: every player): the one each player's delivery waits on."""
+    if connection.vendor == "postgresql":
+        return pg.oldest(players)
     pending = WalletMovement.objects.filter(OUTBOX, state=State.PENDING)
     if players is not None:
         pending = pending.filter(player__in=players)
-    return dict(pending.values("player").annotate(first=Min("pk")).values_list("player", "first"))
+    firsts = dict(pending.values("player").annotate(first=Min("pk")).values_list("player", "first"))
+    due = dict(WalletMovement.objects.filter(pk__in=firsts.values()).values_list("pk", "next_attempt_at"))
+    return {player: (pk, due[pk]) for player, pk in firsts.items()}
 
 
 def _heads(players, now):
     """The oldest PENDING outbox movement of each of ``players`` (player ids; None: every player)
     that is due now: ``{player_id: movement id}``. A player whose oldest is not due yet sends nothing."""
-    oldest = _oldest(players)
-    due = set(WalletMovement.objects.filter(pk__in=oldest.values(), next_attempt_at__lte=now)
-              .values_list("pk", flat=True))
-    return {player: pk for player, pk in oldest.items() if pk in due}
+    return {player: pk for player, (pk, at) in _oldest(players).items() if at is not None and at <= now}
 
 
 def _claim(ids, now):
     """Take the movements ``ids`` still PENDING and due for one attempt (their lease); returns them
     with operator, player and currency loaded."""
     with transaction.atomic():
+        if connection.vendor == "postgresql":
+            return pg.claim(ids, now)
         taken = list(WalletMovement.objects.select_for_update(skip_locked=True, of=("self",))
                      .filter(pk__in=ids, state=State.PENDING, next_attempt_at__lte=now)
                      .select_related("operator", "player", "currency", "reference"))
@@ -127,8 +130,7 @@ def waiting(players):
     of them is due)`` from their oldest PENDING outbox movements (a retry's backoff, a lease, or due
     now); ``([], None)`` when every movement of theirs is acknowledged or failed for good."""
     oldest = _oldest(players)
-    due = WalletMovement.objects.filter(pk__in=oldest.values()).aggregate(at=Min("next_attempt_at"))["at"]
-    return sorted(oldest), due
+    return sorted(oldest), min((at for _, at in oldest.values() if at is not None), default=None)
 
 
 def undelivered(round_refs):

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
 from accounts.services import Posting, post
+from accounts.sql import insert_rows
 
 from . import client, outbox
 from .journal import fields_of, record, save_attempts
@@ -70,7 +71,7 @@ def write_outbox(moves, closed):
     movements += [_outbox_movement(key, wallet, Decimal(0), kind, round_ref, table_ref, bets, None)
                   for key, wallet, kind, round_ref, table_ref, bets in closed]
     posted = list(zip(wallets, post(postings)))
-    queue_delivery({m.player_id for m in WalletMovement.objects.bulk_create(movements)})
+    queue_delivery({m.player_id for m in insert_rows(WalletMovement, movements)})
     return posted
 
 
@@ -83,7 +84,7 @@ def open_debits(debits):
                           player_id=d.wallet.player_id, currency_id=d.wallet.currency_id, amount=d.amount,
                           round_ref=d.round_ref, table_ref=d.table_ref, bets=list(d.bets))
            for d in debits if d.key not in existing]
-    existing.update((m.key, m) for m in WalletMovement.objects.bulk_create(new))
+    existing.update((m.key, m) for m in insert_rows(WalletMovement, new))
     return existing
 
 

@@ -5,12 +5,12 @@ settings that hold for one statement only; the wallets of many players read thro
 from decimal import Decimal
 
 import pytest
-from django.db import DataError, transaction
+from django.db import DataError, IntegrityError, transaction
 
 from accounts.locks import lock_wallets
 from accounts.selectors import player_wallets
-from accounts.sql import BY_KEY, execute_binary, number_array
-from tests.factories import CurrencyFactory, PlayerFactory, fund
+from accounts.sql import BY_KEY, execute_binary, insert_rows, number_array
+from tests.factories import CurrencyFactory, PlayerFactory, fund, wallet_for
 
 pytestmark = pytest.mark.django_db
 
@@ -53,3 +53,32 @@ def test_player_wallets_are_the_wallets_of_those_players_in_that_currency():
     assert player_wallets({carol.pk}, usd) == {}
     with transaction.atomic():
         assert set(lock_wallets({alice.pk, carol.pk}, eur)) == {alice.pk, carol.pk}
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_insert_rows_writes_what_bulk_create_writes_and_gives_the_keys_in_order(count):
+    """One row (every column one parameter) and several (mixed columns: arrays, a JSON list, a
+    None among datetimes), read back through the ORM as bulk_create would have written them."""
+    from django.utils import timezone
+
+    from wallets.models import WalletMovement
+
+    player = PlayerFactory(funded="1.00")
+    wallet = wallet_for(player=player, currency="EUR")
+    now = timezone.now()
+    rows = [WalletMovement(key=f"insert-rows-{i}", call="credit", kind="payout", operator_id=player.operator_id,
+                           player=player, currency_id=wallet.currency_id, amount=Decimal(f"{i}.25"),
+                           bets=[i, i + 1] if i else [], next_attempt_at=now if i % 2 else None)
+            for i in range(count)]
+    assert insert_rows(WalletMovement, rows) is rows
+    stored = {m.pk: m for m in WalletMovement.objects.filter(key__startswith="insert-rows-")}
+    assert [m.pk for m in rows] == sorted(stored) and len(stored) == count
+    for i, m in enumerate(rows):
+        back = stored[m.pk]
+        assert (back.key, back.amount, back.bets, back.next_attempt_at) == (
+            f"insert-rows-{i}", Decimal(f"{i}.25"), [i, i + 1] if i else [], now if i % 2 else None)
+        assert back.created_at is not None and not m._state.adding
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_rows(WalletMovement, [WalletMovement(key="insert-rows-0", call="credit", kind="payout",
+                                                    operator_id=player.operator_id, player=player,
+                                                    currency_id=wallet.currency_id, amount=Decimal(1))])
