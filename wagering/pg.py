@@ -9,12 +9,11 @@ Every other database runs the ORM path in ``wagering.placement`` (same rows, sam
 errors: a unique key already taken raises Django's ``IntegrityError``)."""
 
 import json
-import re
 
 from django.db import connection
 from django.utils import timezone
 
-from accounts.sql import execute_binary, instances, select_list
+from accounts.sql import execute_binary, instances, select_list, sql_type
 from tables.models import RoundEvent
 
 from .models import Bet
@@ -28,12 +27,6 @@ def known_bets(round_, keys, record_ids):
             WHERE b.idempotency_key = ANY(%b::varchar[])
                OR (b.round_id = %b::bigint AND b.record_id = ANY(%b::varchar[]))""",
         [list(keys), round_.pk, list(record_ids)]))
-
-
-def _sql_type(field):
-    """``field``'s PostgreSQL type without its modifiers (``varchar``, ``numeric``): an explicit cast
-    to ``varchar(128)`` would cut a longer string where inserting it into the column refuses it."""
-    return re.sub(r"\(.*\)", "", field.db_type(connection))
 
 
 def insert_bets(round_, bets, payloads, *, actor, actor_user):
@@ -52,9 +45,9 @@ def insert_bets(round_, bets, payloads, *, actor, actor_user):
             continue
         column, column_values = connection.ops.quote_name(f.column), [getattr(b, f.attname) for b in bets]
         if len(set(column_values)) == 1:
-            constants.append((column, f"%b::{_sql_type(f)}", column_values[0]))
+            constants.append((column, f"%b::{sql_type(f)}", column_values[0]))
         else:
-            arrays.append(f"%b::{_sql_type(f)}[]")
+            arrays.append(f"%b::{sql_type(f)}[]")
             columns.append(column)
             values.append(column_values)
     ids = execute_binary(
