@@ -212,11 +212,12 @@ def sql_type(field):
 
 def insert_rows(model, objs):
     """Insert ``objs`` (a list of unsaved instances of ``model``) as ``bulk_create`` does, and on
-    any other database than PostgreSQL by it. On PostgreSQL in ONE statement: each field's
-    ``pre_save`` (``auto_now_add`` stamps) and its value prepared for the database as
-    ``bulk_create`` does, a column with one value for every row sent as one parameter, the others
-    as one binary array each (``unnest``), never a quoted parameter per value; in the caller's
-    transaction. The instances get their primary keys, in order. Raises Django's
+    any other database than PostgreSQL by it. On PostgreSQL in ONE statement: the values as the
+    instances hold them (Python's types for the fields' types: ``Decimal``, aware ``datetime``,
+    ``str``, ``int``; a JSON field's value encoded as Django encodes it), ``auto_now`` and
+    ``auto_now_add`` stamped as ``bulk_create`` stamps them; a column with one value for every row
+    sent as one parameter, the others as one binary array each (``unnest``), never a quoted
+    parameter per value; in the caller's transaction. The instances get their primary keys, in order. Raises Django's
     ``IntegrityError`` on a constraint. Returns ``objs``."""
     if not objs:
         return objs
@@ -229,7 +230,12 @@ def insert_rows(model, objs):
         if field.primary_key:
             continue
         column = connection.ops.quote_name(field.column)
-        values = [field.get_db_prep_save(field.pre_save(obj, True), connection) for obj in objs]
+        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            values = [field.pre_save(obj, True) for obj in objs]
+        else:
+            values = [getattr(obj, field.attname) for obj in objs]
+        if field.get_internal_type() == "JSONField":
+            values = [field.get_db_prep_save(value, connection) for value in values]
         if all(v == values[0] for v in values[1:]):
             constants.append((column, f"%b::{sql_type(field)}", values[0]))
         else:

@@ -24,7 +24,8 @@ Money is ``Decimal`` in the currency's major units with its minor-unit decimals,
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from accounts.models import LedgerTransaction, Operator, Player
+from accounts.models import LedgerTransaction, Operator
+from accounts.selectors import player_wallets
 from accounts.services import Posting, post
 
 from . import seamless
@@ -109,14 +110,14 @@ def adjust(*, wallet, house, amount, key, memo=""):
 
 def _closed_wallets(closing, groups):
     """``[(group, wallet, ...)]`` of the seamless players of ``closing`` without a move in their group."""
-    operators = list(Operator.objects.filter(wallet_mode=Operator.WalletMode.SEAMLESS).values_list("pk", flat=True))
+    operators = set(Operator.objects.filter(wallet_mode=Operator.WalletMode.SEAMLESS).values_list("pk", flat=True))
     if not operators:
         return []
-    players = Player.objects.filter(pk__in=closing.players, operator__in=operators).values_list("pk", flat=True)
-    wallets = seamless.journal_wallets(set(players), closing.currency)
+    wallets = player_wallets(set(closing.players), closing.currency)
     return [(closing.group_of(pk), wallet, closing.kind, closing.round_ref, closing.table_ref,
              closing.bets_of.get(pk, []))
-            for pk, wallet in wallets.items() if closing.group_of(pk) not in groups]
+            for pk, wallet in wallets.items()
+            if wallet.journal and wallet.operator_id in operators and closing.group_of(pk) not in groups]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.db import connection, transaction
 from django.utils import timezone
 
-from accounts.models import Account, LedgerTransaction
+from accounts.models import LedgerTransaction
 from accounts.services import Posting, post
 from accounts.sql import insert_rows
 
@@ -27,15 +27,6 @@ State = WalletMovement.State
 #: The ledger kind of a group's posting, by the protocol kind of its movement.
 LEDGER_KIND = {"payout": Kind.PAYOUT, "refund": Kind.REFUND, "resettle": Kind.PAYOUT,
                "adjustment": Kind.ADJUSTMENT, "correction": Kind.REVERSAL}
-
-
-def journal_wallets(players, currency):
-    """``{player_id: journal wallet}`` of ``players`` (player ids) in ``currency`` (a ``Currency``)."""
-    found = {w.player_id: w for w in Account.objects.filter(kind=Account.Kind.WALLET, journal=True,
-                                                           player__in=players, currency=currency)}
-    for wallet in found.values():
-        wallet.currency = currency
-    return found
 
 
 def _outbox_movement(key, wallet, amount, kind, round_ref, table_ref, bets, ledger_key):
