@@ -69,32 +69,41 @@ def chain_account(source, destination):
 
 @dataclass(frozen=True)
 class Break:
-    """The first broken link found: the ``transaction`` id (None for a broken head), its chain's
-    ``account`` and ``why``."""
+    """The first broken link found in a hash chain: the ``link`` (the id of the row whose link is
+    broken; None for a broken head), the ``chain`` it belongs to (an account id, a table code) and
+    ``why``; ``link_name`` and ``chain_name`` say what those are (``ledger transaction``,
+    ``account``; ``round seal``, ``table``)."""
 
-    transaction: int | None
-    account: int
+    link: int | None
+    chain: object
     why: str
+    link_name: str = "ledger transaction"
+    chain_name: str = "account"
 
     def __str__(self):
-        where = f"ledger transaction {self.transaction}" if self.transaction is not None else "chain head"
-        return f"{where} (chain of account {self.account}): {self.why}"
+        where = f"{self.link_name} {self.link}" if self.link is not None else "chain head"
+        return f"{where} (chain of {self.chain_name} {self.chain}): {self.why}"
 
 
 @dataclass
 class Verified:
-    """What ``verify`` read: ``transactions`` and ``chains`` checked, and the first ``broken`` link
-    in transaction id order (None: every chain intact)."""
+    """What a chain's ``verify`` read: ``links`` (rows) and ``chains`` checked, and the first
+    ``broken`` link (None: every chain intact)."""
 
-    transactions: int = 0
+    links: int = 0
     chains: int = 0
     broken: Break | None = None
+
+    def stop(self, *args, **names):
+        """Keep ``Break(*args, **names)`` as the first broken link; returns self."""
+        self.broken = Break(*args, **names)
+        return self
 
 
 def verify(*, chunk=5000):
     """Recompute every ledger chain from the rows, in transaction id order (streamed in chunks of
     ``chunk`` transactions), and compare each link's ``prev_hash`` and ``chain_hash`` and each
-    chain account's ``chain_head``. Returns a ``Verified``: a transaction edited, inserted,
+    chain account's ``chain_head``. Returns a ``Verified`` (``links``: transactions): a transaction edited, inserted,
     removed or re-linked behind the platform's back is its ``broken`` (the first one by id)."""
     kinds = dict(Account.objects.values_list("pk", "kind"))
     heads, result, last = {}, Verified(), 0
@@ -111,10 +120,10 @@ def verify(*, chunk=5000):
                 .order_by("pk").values_list("transaction_id", "account_id", "amount", "balance_after")):
             legs.setdefault(txn_id, []).append((account_id, amount, balance_after))
         for pk, key, kind, currency_id, memo, created_at, prev_hash, chain_hash in txns:
-            result.transactions += 1
+            result.links += 1
             entries = legs.get(pk, [])
             if len(entries) != 2:
-                return _broken(result, pk, entries[0][0] if entries else 0, f"{len(entries)} entries, not 2")
+                return result.stop(pk, entries[0][0] if entries else 0, f"{len(entries)} entries, not 2")
             source, destination = (entries if entries[0][1] < 0 else entries[::-1])
             wallets = [a for a, _, _ in entries if kinds.get(a) == Account.Kind.WALLET]
             account = min(wallets) if wallets else source[0]
@@ -123,23 +132,18 @@ def verify(*, chunk=5000):
                 why = ("its previous link does not match: a transaction before it in its chain was changed, "
                        "removed or inserted" if expected_prev or prev_hash else "it claims a previous link, "
                        "but it is the first of its chain")
-                return _broken(result, pk, account, why)
+                return result.stop(pk, account, why)
             data = content(key=key, kind=kind, currency_id=currency_id, memo=memo, created_at=created_at,
                            legs=entries)
             if as_bytes(chain_hash) != link(expected_prev, data):
-                return _broken(result, pk, account, "its content does not match its hash (the row was edited)")
+                return result.stop(pk, account, "its content does not match its hash (the row was edited)")
             heads[account] = as_bytes(chain_hash)
     result.chains = len(heads)
     stored = dict(Account.objects.filter(chain_head__isnull=False).values_list("pk", "chain_head"))
     for account in sorted(set(heads) | set(stored)):
         if as_bytes(stored.get(account)) != heads.get(account):
-            return _broken(result, None, account, "the account's chain head is not its last transaction's link "
+            return result.stop(None, account, "the account's chain head is not its last transaction's link "
                                                   "(the chain's end was removed, or the head edited)")
-    return result
-
-
-def _broken(result, transaction, account, why):
-    result.broken = Break(transaction, account, why)
     return result
 
 

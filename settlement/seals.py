@@ -30,6 +30,7 @@ from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
+from accounts import chain
 from accounts.chain import as_bytes, link
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
@@ -211,29 +212,16 @@ def seal_unsealed():
 
 # --- verifying -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Break:
-    """The first broken seal found (``seal`` id; None for a broken head), its ``table`` and ``why``."""
-
-    seal: int | None
-    table: str
-    why: str
-
-    def __str__(self):
-        where = f"round seal {self.seal}" if self.seal is not None else "chain head"
-        return f"{where} (chain of table {self.table}): {self.why}"
-
-
 @dataclass
-class Verified:
-    """What ``verify`` read: ``seals`` and ``chains`` checked, the first ``broken`` seal (None: every
-    chain intact and every round as sealed) and the ``unsealed`` rounds (waiting for their seal:
-    not a break)."""
+class Verified(chain.Verified):
+    """What ``verify`` read (``links``: seals), and the ``unsealed`` rounds (waiting for their
+    seal: not a break)."""
 
-    seals: int = 0
-    chains: int = 0
-    broken: Break | None = None
     unsealed: list = field(default_factory=list)
+
+    def stop(self, seal_id, table, why):
+        """Keep the broken ``seal_id`` (None: a head) of ``table``'s chain, ``why``; returns self."""
+        return super().stop(seal_id, table, why, link_name="round seal", chain_name="table")
 
 
 def verify():
@@ -245,21 +233,21 @@ def verify():
     codes = dict(SealChain.objects.values_list("table_id", "table__code"))
     latest = dict(RoundSeal.objects.values("round_id").annotate(last=Max("pk")).values_list("round_id", "last"))
     for sealed in RoundSeal.objects.select_related("round__table__currency", "round__shoe").order_by("pk").iterator():
-        result.seals += 1
+        result.links += 1
         code = codes.get(sealed.table_id, str(sealed.table_id))
         sequence, prev = heads.get(sealed.table_id, (0, None))
         if sealed.sequence != sequence + 1 or as_bytes(sealed.prev_hash) != prev:
-            return _broken(result, sealed.pk, code, "its previous link does not match: a seal before it in its "
+            return result.stop(sealed.pk, code, "its previous link does not match: a seal before it in its "
                                                     "table's chain was changed, removed or inserted")
         if as_bytes(sealed.chain_hash) != link(prev, canonical(sealed.content)):
-            return _broken(result, sealed.pk, code, "its content does not match its hash (the seal was edited)")
+            return result.stop(sealed.pk, code, "its content does not match its hash (the seal was edited)")
         heads[sealed.table_id] = (sealed.sequence, as_bytes(sealed.chain_hash))
         why = _differs(sealed, latest.get(sealed.round_id) == sealed.pk)
         if why:
-            return _broken(result, sealed.pk, code, f"round {sealed.round.title}: {why}")
+            return result.stop(sealed.pk, code, f"round {sealed.round.title}: {why}")
     for table_id, sequence, head in SealChain.objects.values_list("table_id", "sequence", "head"):
         if (sequence, as_bytes(head)) != heads.get(table_id, (0, None)):
-            return _broken(result, None, codes[table_id], "the table's chain head is not its last seal's link "
+            return result.stop(None, codes[table_id], "the table's chain head is not its last seal's link "
                                                           "(the chain's end was removed, or the head edited)")
     result.chains = len(heads)
     result.unsealed = unsealed_round_ids()
@@ -281,8 +269,3 @@ def _differs(sealed, latest):
     if standing and bets_of(round_.pk) != content["bets"]:
         return "its bets differ from those sealed"
     return None
-
-
-def _broken(result, seal_id, table, why):
-    result.broken = Break(seal_id, table, why)
-    return result

@@ -51,7 +51,7 @@ def played(eur):
 def test_every_transaction_is_a_link_of_its_wallets_chain(played):
     a, b, house = played
     result = chain.verify()
-    assert result.broken is None and result.transactions == LedgerTransaction.objects.count() == 9
+    assert result.broken is None and result.links == LedgerTransaction.objects.count() == 9
     assert result.chains == 3  # a's, b's and the house's own (its posting to another house account)
     for wallet in (a, b):
         links = list(LedgerTransaction.objects.filter(entries__account=wallet).order_by("pk")
@@ -90,8 +90,8 @@ def test_the_content_is_every_field_length_prefixed():
 def test_a_row_edited_behind_the_platforms_back_is_found(played, table, sql, why):
     behind_the_platforms_back(table, sql)
     broken = chain.verify().broken
-    assert broken is not None and broken.transaction == LedgerTransaction.objects.get(key="stake:1").pk
-    assert why in broken.why and f"ledger transaction {broken.transaction}" in str(broken)
+    assert broken is not None and broken.link == LedgerTransaction.objects.get(key="stake:1").pk
+    assert why in broken.why and f"ledger transaction {broken.link}" in str(broken)
 
 
 def test_a_transaction_removed_from_the_middle_is_found_at_the_next_link(played):
@@ -102,7 +102,7 @@ def test_a_transaction_removed_from_the_middle_is_found_at_the_next_link(played)
     behind_the_platforms_back("accounts_ledgertransaction", "DELETE FROM accounts_ledgertransaction WHERE id = %s",
                               [removed.pk])
     broken = chain.verify().broken
-    assert broken.transaction == LedgerTransaction.objects.get(key="stake:3").pk and broken.account == b.pk
+    assert broken.link == LedgerTransaction.objects.get(key="stake:3").pk and broken.chain == b.pk
     assert "previous link does not match" in broken.why
 
 
@@ -114,7 +114,7 @@ def test_a_removed_last_transaction_is_found_at_the_chain_head(played):
     behind_the_platforms_back("accounts_ledgertransaction", "DELETE FROM accounts_ledgertransaction WHERE id = %s",
                               [last.pk])
     broken = chain.verify().broken
-    assert broken.transaction is None and broken.account == a.pk and "chain head" in str(broken)
+    assert broken.link is None and broken.chain == a.pk and "chain head" in str(broken)
 
 
 def test_a_forged_transaction_without_a_link_is_found(played):
@@ -123,7 +123,7 @@ def test_a_forged_transaction_without_a_link_is_found(played):
     LedgerEntry.objects.bulk_create([LedgerEntry(transaction=txn, account=house, amount=Decimal("-50")),
                                      LedgerEntry(transaction=txn, account=a, amount=Decimal("50"))])
     broken = chain.verify().broken
-    assert broken.transaction == txn.pk and "previous link" in broken.why
+    assert broken.link == txn.pk and "previous link" in broken.why
 
 
 @pytest.mark.postgresql

@@ -60,7 +60,7 @@ def test_each_final_step_is_a_link_of_the_tables_chain():
     assert chain[2].content["corrections"][0]["reason"] == "misread 9C as TC"
     assert chain[3].content["void"]["reason"] == "studio fault" and chain[3].content["void"]["actor"] == "operator:pit"
     result = seals.verify()
-    assert result.broken is None and result.seals == 4 and result.chains == 1 and result.unsealed == []
+    assert result.broken is None and result.links == 4 and result.chains == 1 and result.unsealed == []
 
 
 def test_settling_resettling_and_voiding_queue_the_seal(django_capture_on_commit_callbacks, settings):
@@ -118,7 +118,7 @@ def test_a_round_edited_behind_the_platforms_back_is_found_at_its_seal(chain_of_
         else [middle.pk]
     behind_the_platforms_back(table, sql, params)
     broken = seals.verify().broken
-    assert broken is not None and broken.seal == RoundSeal.objects.get(round=middle).pk, broken
+    assert broken is not None and broken.link == RoundSeal.objects.get(round=middle).pk, broken
     assert why in broken.why and middle.table.code in str(broken)
 
 
@@ -127,11 +127,11 @@ def test_a_removed_seal_is_found_at_the_next_one_and_a_removed_last_seal_at_the_
     behind_the_platforms_back("settlement_roundseal", "DELETE FROM settlement_roundseal WHERE round_id = %s",
                               [middle.pk])
     broken = seals.verify().broken
-    assert broken.seal == RoundSeal.objects.get(round=last).pk and "previous link" in broken.why
+    assert broken.link == RoundSeal.objects.get(round=last).pk and "previous link" in broken.why
     behind_the_platforms_back("settlement_roundseal", "DELETE FROM settlement_roundseal WHERE round_id = %s",
                               [last.pk])
     broken = seals.verify().broken
-    assert broken.seal is None and "chain head" in str(broken)
+    assert broken.link is None and "chain head" in str(broken)
 
 
 @pytest.mark.postgresql

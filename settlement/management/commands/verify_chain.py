@@ -24,11 +24,11 @@ class Command(BaseCommand):
         broken = []
         if which in ("ledger", "all"):
             ledger = chain.verify()
-            self._line("ledger", f"{ledger.transactions:,} transactions in {ledger.chains:,} chains", ledger.broken,
+            self._line("ledger", f"{ledger.links:,} transactions in {ledger.chains:,} chains", ledger.broken,
                        broken)
         if which in ("records", "all"):
             records = seals.verify()
-            self._line("round records", f"{records.seals:,} seals in {records.chains:,} chains", records.broken,
+            self._line("round records", f"{records.links:,} seals in {records.chains:,} chains", records.broken,
                        broken)
             if records.unsealed and records.broken is None:
                 shown = ", ".join(str(pk) for pk in records.unsealed[:LISTED])
