@@ -3,6 +3,8 @@ migration only creates rows that are missing, by task name, and never changes ex
 
 from django.db import migrations
 
+from adminkit.schema import beat_jobs
+
 JOBS = [
     # (name, task, every, period)
     ("settlement: re-drive unsettled rounds", "settlement.redrive_unsettled", 60, "seconds"),
@@ -11,25 +13,10 @@ JOBS = [
 ]
 
 
-def create_jobs(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    for name, task, every, period in JOBS:
-        if PeriodicTask.objects.filter(task=task).exists():
-            continue
-        interval, _ = IntervalSchedule.objects.get_or_create(every=every, period=period)
-        PeriodicTask.objects.create(name=name, task=task, interval=interval, enabled=True)
-
-
-def delete_jobs(apps, schema_editor):
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    PeriodicTask.objects.filter(task__in=[task for _, task, _, _ in JOBS]).delete()
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("settlement", "0001_models"),
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
 
-    operations = [migrations.RunPython(create_jobs, delete_jobs)]
+    operations = [beat_jobs(*JOBS)]

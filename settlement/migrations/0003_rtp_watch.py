@@ -4,21 +4,9 @@ by task name, never changed afterwards: operators edit it in the admin)."""
 
 from django.db import migrations, models
 
+from adminkit.schema import beat_jobs
+
 TASK = "settlement.rtp_watch"
-
-
-def create_job(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    if PeriodicTask.objects.filter(task=TASK).exists():
-        return
-    interval, _ = IntervalSchedule.objects.get_or_create(every=10, period="minutes")
-    PeriodicTask.objects.create(name="settlement: RTP watch (observed vs theoretical)", task=TASK,
-                                interval=interval, enabled=True)
-
-
-def delete_job(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(task=TASK).delete()
 
 
 class Migration(migrations.Migration):
@@ -37,5 +25,5 @@ class Migration(migrations.Migration):
                                             ("rtp_deviation", "Observed RTP off the theoretical figure")],
                                    max_length=32),
         ),
-        migrations.RunPython(create_job, delete_job),
+        beat_jobs(("settlement: RTP watch (observed vs theoretical)", TASK, 10, "minutes")),
     ]

@@ -4,21 +4,9 @@ afterwards: operators edit it in the admin)."""
 
 from django.db import migrations, models
 
+from adminkit.schema import beat_jobs
+
 TASK = "settlement.watch_wallets"
-
-
-def create_job(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    if PeriodicTask.objects.filter(task=TASK).exists():
-        return
-    interval, _ = IntervalSchedule.objects.get_or_create(every=60, period="seconds")
-    PeriodicTask.objects.create(name="settlement: alert on failing operator wallets", task=TASK,
-                                interval=interval, enabled=True)
-
-
-def delete_job(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(task=TASK).delete()
 
 
 class Migration(migrations.Migration):
@@ -39,5 +27,5 @@ class Migration(migrations.Migration):
                                             ("wallet_failing", "An operator's wallet keeps failing a movement")],
                                    max_length=32),
         ),
-        migrations.RunPython(create_job, delete_job),
+        beat_jobs(("settlement: alert on failing operator wallets", TASK, 60, "seconds")),
     ]

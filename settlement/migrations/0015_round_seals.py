@@ -8,34 +8,9 @@ import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
 
+from adminkit.schema import beat_jobs, immutable_rows
+
 TASK = "settlement.seal_unsealed"
-SQL = """CREATE TRIGGER roundseal_immutable BEFORE UPDATE OR DELETE ON settlement_roundseal
-    FOR EACH ROW EXECUTE FUNCTION ledger_row_immutable();"""
-REVERSE = "DROP TRIGGER IF EXISTS roundseal_immutable ON settlement_roundseal;"
-
-
-def immutable(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL, params=None)
-
-
-def mutable(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE, params=None)
-
-
-def create_job(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    if PeriodicTask.objects.filter(task=TASK).exists():
-        return
-    interval, _ = IntervalSchedule.objects.get_or_create(every=60, period="seconds")
-    PeriodicTask.objects.create(name="settlement: seal rounds whose seal task was lost", task=TASK,
-                                interval=interval, enabled=True)
-
-
-def delete_job(apps, schema_editor):
-    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(task=TASK).delete()
 
 
 class Migration(migrations.Migration):
@@ -74,6 +49,6 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('table', 'sequence'), name='one_seal_sequence_per_table'), models.UniqueConstraint(fields=('round', 'state', 'correction'), name='one_seal_per_round_step')],
             },
         ),
-        migrations.RunPython(immutable, mutable),
-        migrations.RunPython(create_job, delete_job),
+        immutable_rows("settlement_roundseal"),
+        beat_jobs(("settlement: seal rounds whose seal task was lost", TASK, 60, "seconds")),
     ]

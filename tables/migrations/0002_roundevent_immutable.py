@@ -3,21 +3,7 @@ ledger's rows; TRUNCATE, used only by test teardown, is not affected)."""
 
 from django.db import migrations
 
-SQL = """
-CREATE TRIGGER roundevent_immutable BEFORE UPDATE OR DELETE ON tables_roundevent
-    FOR EACH ROW EXECUTE FUNCTION ledger_row_immutable();
-"""
-REVERSE = "DROP TRIGGER IF EXISTS roundevent_immutable ON tables_roundevent;"
-
-
-def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL, params=None)
-
-
-def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE, params=None)
+from adminkit.schema import immutable_rows
 
 
 class Migration(migrations.Migration):
@@ -26,4 +12,4 @@ class Migration(migrations.Migration):
         ("accounts", "0002_ledger_immutable"),
     ]
 
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [immutable_rows("tables_roundevent")]

@@ -197,7 +197,7 @@ def test_credits_survive_a_killed_worker_and_a_wallet_outage(wallet, simulate, c
 @pytest.mark.postgresql
 def test_credits_queued_when_the_broker_restarts_are_delivered_by_beat(wallet, simulate, tmp_path):
     for app in ("settlement", "wallets"):  # the beat rows (a transactional test may have flushed them)
-        importlib.import_module(f"{app}.migrations.0002_beat_schedule").create_jobs(apps, None)
+        importlib.import_module(f"{app}.migrations.0002_beat_schedule").Migration.operations[0].code(apps, None)
     platform = wallet()
     simulate(platform, workers=False, rounds=3, seed=6, fault_rate=0, settle_timeout=0.1)
     purge_queues()  # the settle tasks are lost: beat's re-drive settles the rounds

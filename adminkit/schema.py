@@ -1,0 +1,47 @@
+"""Migration operations the apps share: beat jobs created when missing, and rows made immutable.
+
+Both are ``RunPython`` operations for hand-written migrations (a migration that uses
+``beat_jobs`` depends on django-celery-beat's migrations; one that uses ``immutable_rows``, on
+``accounts`` 0002, which defines the trigger function)."""
+
+from django.db import migrations
+
+
+def beat_jobs(*jobs):
+    """Create the django-celery-beat interval jobs ``jobs`` (``(name, task, every, period)``, e.g.
+    ``("settlement: reconcile the ledger", "settlement.reconcile_ledger", 1, "hours")``) whose task
+    has no job yet, enabled; an existing job is never changed (operators edit them in the admin).
+    Reversed by deleting the jobs of those tasks."""
+    tasks = [task for _, task, _, _ in jobs]
+
+    def create(apps, schema_editor):
+        IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
+        PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
+        for name, task, every, period in jobs:
+            if not PeriodicTask.objects.filter(task=task).exists():
+                interval, _ = IntervalSchedule.objects.get_or_create(every=every, period=period)
+                PeriodicTask.objects.create(name=name, task=task, interval=interval, enabled=True)
+
+    def delete(apps, schema_editor):
+        apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(task__in=tasks).delete()
+
+    return migrations.RunPython(create, delete)
+
+
+def immutable_rows(table):
+    """On PostgreSQL, make the rows of ``table`` (its name) impossible to update or delete, whatever
+    code tries: trigger ``<table less its app prefix>_immutable`` calling ``ledger_row_immutable()``
+    (TRUNCATE, used only by test teardown, is not affected). Nothing on other databases. Reversed
+    by dropping the trigger."""
+    trigger = f"{table.split('_', 1)[1]}_immutable"
+
+    def forwards(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"CREATE TRIGGER {trigger} BEFORE UPDATE OR DELETE ON {table} "
+                                  "FOR EACH ROW EXECUTE FUNCTION ledger_row_immutable()", params=None)
+
+    def backwards(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"DROP TRIGGER IF EXISTS {trigger} ON {table}", params=None)
+
+    return migrations.RunPython(forwards, backwards)
