@@ -16,6 +16,7 @@ from accounts.selectors import LEDGER_ROW
 from accounts.sql import shaped_rows
 from tables.engine import InvalidRecord, is_blackjack, score
 from tables.models import Round
+from tables.money import group_key
 from wagering.models import Bet, BetExtra
 from wagering.selectors import ZERO
 
@@ -41,12 +42,16 @@ def with_amount_at_stake(disputes):
 
 
 def _keys(bet, extra_keys):
-    """The ledger keys of ``bet``'s money (a ``Bet``) but its resettles'. Keys (posted by
-    ``wagering.placement``, ``wagering.extras``, ``wagering.closing``, ``settlement.services``,
-    ``settlement.voids``): ``stake:<pk>``, each extra stake's key (``extra_keys``: ``double:<pk>``,
-    ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``, ``refund:<pk>`` and
-    ``refund:<extra key>``, ``reverse:<pk>``; then ``resettle:<pk>:<n>``, one per correction."""
+    """The ledger keys of ``bet``'s money (a ``Bet`` with its pk, round and player) but its
+    resettles'. Keys (posted by ``wagering.placement``, ``wagering.extras``, ``wagering.closing``,
+    ``settlement.services``, ``settlement.voids``): ``stake:<pk>``, each extra stake's key
+    (``extra_keys``: ``double:<pk>``, ``split:<pk>``, ``double:<pk>:2``, ...), ``payout:<pk>``,
+    ``refund:<pk>`` and ``refund:<extra key>``, ``reverse:<pk>``; a seamless player's money back
+    is posted once per round and purpose instead (``tables.money.group_key``: ``payout``,
+    ``refund``, ``reverse``), with their other bets' of the round; then the resettles, one per
+    correction (``resettle:<pk>:<n>``, seamless ``resettle-<n>:<round>:<player>``)."""
     keys = [bet.stake_key(), f"payout:{bet.pk}", bet.refund_key(), f"reverse:{bet.pk}"]
+    keys += [group_key(group, bet.round_id, bet.player_id) for group in ("payout", "refund", "reverse")]
     for key in extra_keys:
         keys += [key, BetExtra(key=key).refund_key()]
     return keys
@@ -71,7 +76,9 @@ def bets_money_entries(bets):
     keys, ours = [], Q()
     for bet in bets:
         keys += _keys(bet, [extra.key for extra in bet.extras.all()])
-        ours |= Q(transaction__key__startswith=f"resettle:{bet.pk}:")
+        seamless = Q(transaction__key__startswith="resettle-",
+                     transaction__key__endswith=group_key("", bet.round_id, bet.player_id))
+        ours |= Q(transaction__key__startswith=f"resettle:{bet.pk}:") | seamless
     return (LedgerEntry.objects.filter(Q(transaction__key__in=keys) | ours, account__kind=Account.Kind.WALLET,
                                        account__player_id__in={b.player_id for b in bets})
             .select_related("transaction").order_by("id"))
@@ -82,8 +89,10 @@ def bet_ledger_rows(bet, extras):
     ``extras_of``) as dicts of ``accounts.selectors.LEDGER_ROW``, its resettles found by their keys:
     one per correction up to the one its settlement was computed from (a resettle points every
     bet it settles at its own correction's details)."""
-    keys = _keys(Bet(pk=bet["id"]), [extra["key"] for extra in extras])
-    keys += [f"resettle:{bet['id']}:{n}" for n in range(1, (bet["settlement__correction"] or 0) + 1)]
+    keys = _keys(Bet(pk=bet["id"], round_id=bet["round_id"], player_id=bet["player_id"]),
+                 [extra["key"] for extra in extras])
+    for n in range(1, (bet["settlement__correction"] or 0) + 1):
+        keys += [f"resettle:{bet['id']}:{n}", group_key(f"resettle-{n}", bet["round_id"], bet["player_id"])]
     return shaped_rows(("bet ledger rows", len(keys)), lambda player, *keys: LedgerEntry.objects.filter(
         transaction__key__in=keys, account__kind=Account.Kind.WALLET, account__player_id=player)
         .order_by("id").values(*LEDGER_ROW), [bet["player_id"], *keys])

@@ -15,13 +15,20 @@ def round_money(round_, players):
     return wallets, table_houses(round_.table, wallets.values())
 
 
+def group_key(group, round_id, player_id):
+    """The key of a seamless player's movement ``group`` (``payout``, ``refund``, ``reverse``,
+    ``resettle-<n>``) of round ``round_id``: ``<group>:<round>:<player>``, its ledger posting's key
+    too (one per player and purpose: it carries all their bets' money of the round)."""
+    return f"{group}:{round_id}:{player_id}"
+
+
 def bet_move(round_, wallets, houses, *, key, group, kind, ledger_kind, player, amount, to_player=True, bet=None,
              memo=""):
     """The ``Move`` of ``amount`` (> 0) of ``round_``'s ``player`` (id) under ledger ``key``, one of the
-    movements ``<group>:<round>:<player>`` of protocol ``kind`` (``payout``, ``refund``, ``resettle``,
+    movements ``group_key(group, ...)`` of protocol ``kind`` (``payout``, ``refund``, ``resettle``,
     ``correction``) of a seamless operator's wallet."""
     wallet = wallets[player]
-    return Move(key=key, group=f"{group}:{round_.pk}:{player}", kind=kind, ledger_kind=ledger_kind, wallet=wallet,
+    return Move(key=key, group=group_key(group, round_.pk, player), kind=kind, ledger_kind=ledger_kind, wallet=wallet,
                 house=houses[wallet.operator_id], amount=amount, to_player=to_player, bet=bet,
                 round_ref=str(round_.pk), table_ref=round_.table.code, memo=memo)
 
@@ -31,5 +38,5 @@ def round_closing(round_, players, *, group="payout", bets_of=None):
     ``group`` movement gets one of 0.00 (docs/wallet-api.md: the round is closed for them);
     ``bets_of``: ``{player_id: [bet ids]}``."""
     return Closing(players=frozenset(players), currency=round_.table.currency,
-                   group_of=lambda player: f"{group}:{round_.pk}:{player}", kind=group,
+                   group_of=lambda player: group_key(group, round_.pk, player), kind=group,
                    round_ref=str(round_.pk), table_ref=round_.table.code, bets_of=bets_of or {})

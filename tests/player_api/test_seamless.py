@@ -81,7 +81,8 @@ def test_a_journal_wallets_ledger_rows_show_no_balance_after(sea, wallet, alice,
     (bet,) = sea_api.get("/api/v1/bets/").json()["results"]
     assert bet["round"]["id"] == round_.pk and bet["returned"] == "40.00"
     detail = sea_api.get(f"/api/v1/bets/{bet['id']}").json()
-    assert [(e["kind"], e["balance_after"]) for e in detail["ledger"]] == [("stake", None)]
+    assert [(e["kind"], e["amount"], e["balance_after"]) for e in detail["ledger"]] == [
+        ("stake", "-20.00", None), ("payout", "40.00", None)]  # the round's payout to p1 carries this bet's
     alices = [e["balance_after"] for e in api.get("/api/v1/ledger/").json()["results"]]
     assert alices[:2] == ["1010.00", "990.00"]  # a transfer player's wallet: the ledger's balance
 
