@@ -95,10 +95,11 @@ class _Placement:
         if connection.vendor == "postgresql":
             known = pg.known_bets(round_, keys, record_ids)
         else:
-            known = Bet.objects.filter(Q(idempotency_key__in=keys) | Q(round=round_, record_id__in=record_ids))
+            known = Bet.objects.filter(Q(table_id=self.table.pk, idempotency_key__in=keys)
+                                       | Q(round=round_, record_id__in=record_ids))
         self.existing, self.record_ids = {}, set()
-        for bet in known:  # one query for both: the keys already placed, the record ids already used
-            if bet.idempotency_key in keys:
+        for bet in known:  # one query for both: the table's keys already placed, the record ids already used
+            if bet.table_id == self.table.pk and bet.idempotency_key in keys:
                 self.existing[bet.idempotency_key] = bet
             if bet.round_id == round_.pk and bet.record_id in record_ids:
                 self.record_ids.add(bet.record_id)
@@ -284,8 +285,9 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
     type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
-    key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
-    with another body is rejected with ``idempotency_conflict``.
+    key seen before at the round's table returns its bet(s) with ``created=False`` and no second
+    debit; the same key with another body is rejected with ``idempotency_conflict``. Keys are the
+    table's (one studio's): another table's, another studio's above all, are never looked at.
 
     Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
     ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds`` (never with the

@@ -1,0 +1,50 @@
+"""Issue 20, the findings left open: a studio's idempotency keys are its own (F4), and a replay
+with other content is a 409 ``idempotency_conflict`` however it comes (F7): a bet, an extra stake
+or a round's opening."""
+
+from decimal import Decimal
+
+import pytest
+
+from tables.models import Studio
+from tests.factories import BoundlessTableFactory, PlayerFactory
+from wagering.models import Bet
+
+from .conftest import studio_client
+from .helpers import balance
+from .test_api import open_round
+from .test_hardening import json_error
+
+pytestmark = pytest.mark.django_db
+D = Decimal
+
+
+@pytest.fixture
+def studio_b(db):
+    """A second studio with a service account and a boundless table: ``(client, table)``."""
+    studio = Studio.objects.create(code="studio-b", name="Studio B")
+    return studio_client(studio, name="b-server"), BoundlessTableFactory(studio=studio)
+
+
+def test_two_studios_use_one_key_each_for_its_own_bet(eur, game_client, studio_b):
+    """F4: the same key at two studios' tables places two bets; each studio's replay answers its
+    own bet, never the other's, and neither is a conflict of the other's."""
+    b_client, b_table = studio_b
+    anna, ben = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    a_round, b_round = open_round(game_client, BoundlessTableFactory()), open_round(b_client, b_table)
+    a_bet = {"key": "shared-key", "player": anna.code, "type": "main", "stake": "10.00"}
+    b_bet = {"key": "shared-key", "player": ben.code, "type": "main", "stake": "20.00"}
+    assert game_client.post(f"/api/game/v1/rounds/{a_round}/bets/", a_bet, format="json").status_code == 201
+    placed = b_client.post(f"/api/game/v1/rounds/{b_round}/bets/", b_bet, format="json")
+    assert placed.status_code == 201, placed.json()
+    assert placed.json()["created"] and placed.json()["bets"][0]["player"] == ben.game_code
+    replay = b_client.post(f"/api/game/v1/rounds/{b_round}/bets/", b_bet, format="json")
+    assert replay.status_code == 200 and replay.json()["bets"][0]["id"] == placed.json()["bets"][0]["id"]
+    # studio B replaying studio A's bet at its own table is its own new key's conflict, never A's bet
+    theirs = b_client.post(f"/api/game/v1/rounds/{b_round}/bets/", a_bet, format="json")
+    assert "shared-key" in json_error(theirs, 409, "idempotency_conflict")["detail"]
+    assert anna.game_code not in theirs.content.decode()
+    mine = game_client.post(f"/api/game/v1/rounds/{a_round}/bets/", a_bet, format="json")
+    assert mine.status_code == 200 and mine.json()["bets"][0]["player"] == anna.game_code
+    assert Bet.objects.filter(idempotency_key="shared-key").count() == 2
+    assert (balance(anna), balance(ben)) == (D("90.00"), D("80.00"))
