@@ -162,7 +162,9 @@ class BetExtra(models.Model):
     """An extra stake on a bet (RULES 4, 6): ``kind`` double / split / insurance / follow_double /
     follow_split, ``hand`` (1 = the first hand; 2 = the second split hand, for a double after a
     split), ``amount`` (``Decimal``, major units) and its ledger ``key``: ``<kind>:<bet>`` for hand 1,
-    ``<kind>:<bet>:<hand>`` otherwise. Refunds use ``refund:<kind>:<bet>[:<hand>]``."""
+    ``<kind>:<bet>:<hand>`` otherwise. Refunds use ``refund:<kind>:<bet>[:<hand>]``. ``cards``: a
+    double's or split's hand as the game server named it (normalised codes), against which a
+    replay is checked; null for the other kinds (and for extras taken before it was kept)."""
 
     class Kind(models.TextChoices):
         DOUBLE = "double"
@@ -176,6 +178,7 @@ class BetExtra(models.Model):
     hand = models.PositiveSmallIntegerField(default=1)
     amount = models.DecimalField(**MONEY)
     key = models.CharField(max_length=128, unique=True)
+    cards = models.JSONField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -48,3 +48,38 @@ def test_two_studios_use_one_key_each_for_its_own_bet(eur, game_client, studio_b
     assert mine.status_code == 200 and mine.json()["bets"][0]["player"] == anna.game_code
     assert Bet.objects.filter(idempotency_key="shared-key").count() == 2
     assert (balance(anna), balance(ben)) == (D("90.00"), D("80.00"))
+
+
+def test_an_extra_stake_replayed_on_other_cards_is_a_conflict(eur, game_client):
+    """F7: a double replayed with its cards is the first answer (nothing debited twice); on other
+    cards, alone or in a batch, it is 409 ``idempotency_conflict``, the bet placement's code."""
+    player = PlayerFactory(funded="100.00")
+    round_id = open_round(game_client, BoundlessTableFactory())
+    game_client.post(f"/api/game/v1/rounds/{round_id}/bets/", {
+        "key": "k", "player": player.code, "type": "main", "stake": "10.00"}, format="json")
+    game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+    url = f"/api/game/v1/rounds/{round_id}/extras/"
+    double = {"bet": "k", "kind": "double", "cards": ["5H", "6D"]}
+    first, again = (game_client.post(url, double, format="json") for _ in range(2))
+    assert (first.status_code, again.status_code) == (200, 200) and first.json() == again.json()
+    other = json_error(game_client.post(url, {**double, "cards": ["4H", "6D"]}, format="json"), 409,
+                       "idempotency_conflict")
+    assert other["detail"] == "bet k's double (hand 1) was taken on cards 5H 6D, not 4H 6D"
+    batch = game_client.post(url, {"extras": [double, {**double, "cards": ["5H", "5D"]}]}, format="json")
+    assert batch.status_code == 207
+    assert [r["error"] and r["error"]["code"] for r in batch.json()["results"]] == [None, "idempotency_conflict"]
+    assert balance(player) == D("80.00")
+
+
+def test_a_round_opened_again_with_another_shoe_or_burn_count_is_a_conflict(eur, game_client):
+    """F7: the same opening again answers the round (200); the same external id with another
+    shoe or burn count is 409 ``idempotency_conflict`` and opens nothing."""
+    table = BoundlessTableFactory()
+    url = f"/api/game/v1/tables/{table.code}/rounds/"
+    opening = {"external_id": "R-1", "shoe": 3, "burn_count": 4}
+    first, again = (game_client.post(url, opening, format="json") for _ in range(2))
+    assert (first.status_code, again.status_code) == (201, 200) and first.json() == again.json()
+    for changed in ({"burn_count": 5}, {"shoe": 4}, {"burn_count": 0}):
+        body = json_error(game_client.post(url, {**opening, **changed}, format="json"), 409, "idempotency_conflict")
+        assert body["detail"].startswith("round R-1 was opened on shoe 3 with burn count 4, not "), body
+    assert table.rounds.count() == 1 and table.shoes.count() == 1
