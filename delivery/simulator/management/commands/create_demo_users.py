@@ -7,11 +7,13 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django_otp import user_has_device
 from rest_framework.authtoken.models import Token
 
 from accounts.models import OperatorStaff
 from accounts.operators import create_api_key, upsert_player
 from adminkit.roles import SUPERVISOR, ensure_roles
+from adminkit.site import enrolment_open, reset_second_factor
 from delivery.simulator.demo import DEMO_OPERATORS, ensure_operators
 from tables.models import DEFAULT_STUDIO, Studio, StudioAPIKey, default_studio
 from tables.studios import create_service_key
@@ -28,7 +30,7 @@ class Command(BaseCommand):
             f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a new "
             f"game-server API key of the {DEFAULT_STUDIO} studio and a new operator API key of {BRAND}; print "
             "them. Each run sets new random passwords and new keys (shown once); the player's token and the "
-            "staff's TOTP devices stay.")
+            "staff's TOTP devices stay (a staff login without one may enrol at its next sign-in).")
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's address, for the examples")
@@ -46,6 +48,8 @@ class Command(BaseCommand):
             user.set_password(passwords[username])
             user.save()
             user.groups.add(supervisor)
+            if not enrolment_open(user) and not user_has_device(user, confirmed=True):
+                reset_second_factor(user)  # a demo login not enrolled in its window: enrols at its next sign-in
         OperatorStaff.objects.update_or_create(user=User.objects.get(username=BRAND_STAFF),
                                                defaults={"operator": brand})
         player, _ = upsert_player(operator=brand, code=PLAYER, currencies=["EUR", "USD"])
