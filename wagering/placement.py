@@ -23,6 +23,7 @@ from tables.exceptions import InvalidInput, NotFound
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
 from tables.services import event, table_houses
+from tables.studios import agreed_operators
 from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, take
 
 from . import pg
@@ -107,11 +108,13 @@ class _Placement:
     def _wallets_and_players(self, codes):
         """``({player_id: locked wallet}, {code: Player})`` of the players the game codes ``codes``
         name who hold a live session in the table currency (``accounts.operators.players_in_session``:
-        their operator lets them play now; a session in a currency comes with a wallet in it). Any
-        other code, unknown or not, is no player for the game server: one answer for all."""
+        their operator lets them play now; a session in a currency comes with a wallet in it) and
+        whose operator has an agreement with the table's studio (``tables.studios.agreed_operators``).
+        Any other code, unknown or not, is no player for the game server: one answer for all."""
         wallets = {w.player_id: w for w in lock_wallets_by_code(self.table.currency, codes)}
         live = players_in_session(wallets, self.table.currency_id)
-        wallets = {pid: w for pid, w in wallets.items() if pid in live}
+        agreed = agreed_operators(self.table.studio_id, {w.operator_id for pid, w in wallets.items() if pid in live})
+        wallets = {pid: w for pid, w in wallets.items() if pid in live and w.operator_id in agreed}
         return wallets, {w.player.game_code: w.player for w in wallets.values()}
 
     # -- one request ------------------------------------------------------------------------------
@@ -281,8 +284,9 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     wallet (ledger ``stake:<bet>``, all in one posting), a seamless player's by a debit of its
     operator's wallet first (all the batch's debits at once), the bet placed only once the debit
     answered OK. The rules: only a player with a live session in the table currency (minted by
-    the player's operator: ``accounts.operators.players_in_session``) bets; any other code, known
-    or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
+    the player's operator: ``accounts.operators.players_in_session``) whose operator has an
+    agreement with the table's studio (``tables.models.StudioAgreement``) bets; any other code,
+    known or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
     type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
     key seen before at the round's table returns its bet(s) with ``created=False`` and no second
