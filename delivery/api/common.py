@@ -192,12 +192,20 @@ class AmountField(serializers.Field):
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``)."""
+    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``). A NUL in it is
+    one error, ``nul_message``, not each validator's message run together."""
+
+    nul_message = "must not contain NUL characters"
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+    def run_validators(self, value):
+        if isinstance(value, str) and "\x00" in value:
+            raise serializers.ValidationError(self.nul_message, code="null_characters_not_allowed")
+        super().run_validators(value)
 
 
 class StrictIntegerField(serializers.IntegerField):
