@@ -8,8 +8,8 @@ And the operators' pages: operators (the wallet secret is write-only), their API
 key shown once, at creation; never the hash), the operator API's calls, and the operator staff
 (provider superusers only). Every page declares its ``operator_path`` (``accounts.scoping``);
 the pages other apps registered before this module (users, groups, tokens, beat schedules) are
-made the provider's, and the library's own ``APIKey`` page is removed (the platform's keys are
-``OperatorAPIKey``)."""
+made the provider's, the library's own ``APIKey`` page is removed (the platform's keys are
+``OperatorAPIKey``), and the TOTP devices' page is the provider's with deletions as resets."""
 
 from django import forms
 from django.contrib import admin
@@ -17,12 +17,15 @@ from django.db.models import Case, DecimalField, F, OuterRef, Subquery, Sum, Val
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
+from django_otp.plugins.otp_totp.admin import TOTPDeviceAdmin
+from django_otp.plugins.otp_totp.models import TOTPDevice
 from rest_framework_api_key.admin import APIKeyModelAdmin
 from rest_framework_api_key.models import APIKey
 
 from adminkit.base import AddressedBy, ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 from adminkit.money import format_money
 from adminkit.paginator import LookaheadPaginatorMixin
+from adminkit.site import reset_second_factor
 
 from .models import (
     Account,
@@ -39,7 +42,27 @@ from .scoping import PROVIDER, SHARED, OperatorScoped, close_unscoped_pages, is_
 from .selectors import ledger_entries_for_player, wallets_of
 
 admin.site.unregister(APIKey)
+admin.site.unregister(TOTPDevice)
 close_unscoped_pages()  # the apps before this one in INSTALLED_APPS; later ones declare their scope
+
+
+@admin.register(TOTPDevice)
+class SecondFactorAdmin(OperatorScoped, TOTPDeviceAdmin):
+    """The staff's TOTP devices, the provider's page. Only a superuser deletes one, and a deletion
+    is a reset of the user's second factor (``adminkit.site.reset_second_factor``): their enrolment
+    window opens again."""
+
+    operator_path = PROVIDER
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+    def delete_model(self, request, obj):
+        reset_second_factor(obj.user)
+
+    def delete_queryset(self, request, queryset):
+        for user in {device.user for device in queryset.select_related("user")}:
+            reset_second_factor(user)
 
 #: Rows of each list shown on a player's or an account's page.
 PAGE_ROWS = 50

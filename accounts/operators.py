@@ -10,10 +10,12 @@ currency's major units with its minor-unit decimals.
 import hashlib
 import re
 import secrets
+from collections import Counter
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.encoding import escape_uri_path
@@ -44,7 +46,10 @@ def create_operator(*, code, name="", wallet_mode=Operator.WalletMode.TRANSFER, 
     currencies), counting its days in ``time_zone`` (an IANA name; default
     ``settings.OPERATOR_TIME_ZONE``), and its first API key. Returns ``(Operator, raw key)``: the raw key is shown once
     and never stored. Raises ``django.core.exceptions.ValidationError`` (a bad code, a seamless
-    operator without wallet URL and secret, an unknown zone), ``Currency.DoesNotExist``."""
+    operator without wallet URL and secret, an unknown zone, a currency named twice),
+    ``Currency.DoesNotExist``."""
+    if twice := repeated(currencies):
+        raise ValidationError({"currencies": f"{', '.join(twice)} given more than once"})
     operator = Operator(code=code, name=name or code, wallet_mode=wallet_mode, wallet_url=wallet_url,
                         wallet_secret=wallet_secret, wallet_timeout_ms=wallet_timeout_ms,
                         **({"time_zone": time_zone} if time_zone else {}))
@@ -78,14 +83,21 @@ def record_call(*, key, method, path, status):
 
 # --- players --------------------------------------------------------------------------------------
 
+def repeated(codes):
+    """The codes ``codes`` (currency codes) names more than once, sorted; empty when none."""
+    return sorted(code for code, n in Counter(codes).items() if n > 1)
+
+
 def _currencies(operator, codes):
     allowed = {c.code: c for c in operator.currencies.all()}
     if not isinstance(codes, (list, tuple)) or not all(isinstance(c, str) for c in codes):
         raise InvalidRequest("currencies: a list of currency codes is required")
+    if twice := repeated(codes):
+        raise InvalidRequest(f"currencies: {', '.join(twice)} given more than once")
     refused = sorted(set(codes) - allowed.keys())
     if refused:
         raise CurrencyNotAllowed(f"operator {operator.code} may not use {', '.join(refused)}")
-    return [allowed[c] for c in dict.fromkeys(codes)]
+    return [allowed[c] for c in codes]
 
 
 @transaction.atomic(durable=True)

@@ -5,17 +5,27 @@ A staff user is let in only once verified by a confirmed TOTP device in this ses
 login (a staff user without a confirmed device) the password alone opens the enrolment page and
 nothing else: it shows the device's provisioning URI (``otpauth://``, also as a QR code) and
 confirms the device on a valid code, which verifies the session. Later logins ask for the code with
-the password. A superuser resets a lost device by deleting it (OTP_TOTP › TOTP devices).
+the password.
+
+The password alone enrols a device only while the account's enrolment window is open
+(``enrolment_open``): ``OTP_ENROLMENT_WINDOW_SECONDS`` from the account's creation, or from a
+superuser's reset of its second factor (``reset_second_factor``: deleting a device on the TOTP
+devices page, or ``manage.py reset_second_factor``), and never while it has a confirmed device.
+Outside it the enrolment page shows no key and says to ask a superuser for a reset.
 """
 
 import base64
+from datetime import timedelta
 from functools import update_wrapper
 from io import BytesIO
 
 from django import forms
+from django.conf import settings
+from django.db import transaction
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django_otp import login as otp_login
@@ -26,6 +36,8 @@ from django_otp.qr import write_qrcode_image
 
 #: The name of the device the enrolment page creates.
 DEVICE_NAME = "authenticator"
+#: The name of the unconfirmed device a reset leaves: its ``created_at`` opens the enrolment window.
+RESET_NAME = "authenticator (reset)"
 
 
 class StaffLoginForm(OTPAdminAuthenticationForm):
@@ -57,6 +69,26 @@ def needs_enrolment(user):
             and not user_has_device(user, confirmed=True))
 
 
+def enrolment_open(user, now=None):
+    """True while ``user`` may enrol a device with the password alone: no confirmed device, and
+    ``OTP_ENROLMENT_WINDOW_SECONDS`` have not passed since the account was created
+    (``date_joined``) or since a superuser's latest reset (``reset_second_factor``)."""
+    if user_has_device(user, confirmed=True):
+        return False
+    resets = TOTPDevice.objects.filter(user=user, confirmed=False, name=RESET_NAME).values_list("created_at", flat=True)
+    opened = max([user.date_joined, *resets])
+    return (now or timezone.now()) - opened < timedelta(seconds=settings.OTP_ENROLMENT_WINDOW_SECONDS)
+
+
+@transaction.atomic
+def reset_second_factor(user):
+    """A superuser's reset of ``user``'s second factor: every TOTP device of theirs is deleted and
+    the enrolment window opens again (an unconfirmed ``RESET_NAME`` device, the one the enrolment
+    page then shows). Returns that device."""
+    TOTPDevice.objects.filter(user=user).delete()
+    return TOTPDevice.objects.create(user=user, name=RESET_NAME, confirmed=False)
+
+
 class StaffAdminSite(OTPAdminSite):
     """``admin.site``: django-otp's admin site (verified staff only) with first-login enrolment."""
 
@@ -80,10 +112,15 @@ class StaffAdminSite(OTPAdminSite):
 
     def enrol(self, request):
         """``/admin/otp/enrol/``: the first-login page of a staff user without a confirmed device
-        (others go to the index, or the login page): the provisioning URI and QR code of an
-        unconfirmed TOTP device (created once, kept until confirmed), and the code that confirms it."""
+        (others go to the index, or the login page): while their enrolment window is open
+        (``enrolment_open``) the provisioning URI and QR code of an unconfirmed TOTP device
+        (created once, kept until confirmed), and the code that confirms it; once it is closed, a
+        403 page without any key that says to ask a superuser for a reset."""
         if not needs_enrolment(request.user):
             return redirect(reverse("admin:index", current_app=self.name))
+        if not enrolment_open(request.user):
+            return TemplateResponse(request, "admin/otp/enrolment_closed.html", {
+                **self.each_context(request), "title": "Set up your second factor"}, status=403)
         device = (TOTPDevice.objects.filter(user=request.user, confirmed=False).order_by("pk").first()
                   or TOTPDevice.objects.create(user=request.user, name=DEVICE_NAME, confirmed=False))
         form = EnrolForm(request.POST or None)

@@ -118,6 +118,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=8 * 3600)
 OTP_TOTP_ISSUER = env("OTP_TOTP_ISSUER", default="Live blackjack back office")
+# The password alone enrols a TOTP device only within this long of the account's creation or of a
+# superuser's reset of its second factor (adminkit.site.enrolment_open), and never over a confirmed one.
+OTP_ENROLMENT_WINDOW_SECONDS = env.int("OTP_ENROLMENT_WINDOW_SECONDS", default=72 * 3600)
 
 LANGUAGE_CODE = "en-us"
 USE_I18N = True

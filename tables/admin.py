@@ -20,7 +20,7 @@ from accounts.scoping import PROVIDER, SHARED, OperatorScoped
 from adminkit.base import AddressedBy, ReadOnlyAdmin, ReadOnlyInline, RequestCachedObjectMixin
 
 from . import rtp
-from .models import Round, RoundEvent, Seat, Shoe, Studio, StudioAPIKey, Table, TableLimit
+from .models import Round, RoundEvent, Seat, Shoe, Studio, StudioAgreement, StudioAPIKey, Table, TableLimit
 from .pay_tables_form import PayTablesField
 from .tasks import compute_table_rtp
 
@@ -40,6 +40,22 @@ class StudioAdmin(OperatorScoped, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(StudioAgreement)
+class StudioAgreementAdmin(OperatorScoped, admin.ModelAdmin):
+    """Which operators' players may bet at which studio's tables: the provider's (no operator's
+    page). Adding one lets the studio's game server bet for the operator's players in session;
+    deleting it ends that (the bets placed stay and settle)."""
+
+    operator_path = PROVIDER
+    list_display = ("studio", "operator", "created_at")
+    list_filter = ("studio", "operator")
+    list_select_related = ("studio", "operator")
+    fields = ("studio", "operator")
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), *(("studio", "operator") if obj is not None else ()))
 
 
 @admin.register(StudioAPIKey)

@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
-from accounts.models import MONEY, Currency, ImmutableModel, Player
+from accounts.models import MONEY, Currency, ImmutableModel, Operator, Player
 from tables.exceptions import IllegalTransition
 
 
@@ -46,6 +46,23 @@ class Studio(models.Model):
 def default_studio():
     """The pk of the ``DEFAULT_STUDIO`` (created if missing): a new table's studio unless given."""
     return Studio.objects.get_or_create(code=DEFAULT_STUDIO, defaults={"name": "Default studio"})[0].pk
+
+
+class StudioAgreement(models.Model):
+    """An operator's agreement with a studio: the ``operator``'s players may bet at the ``studio``'s
+    tables. The game server's bets for a player whose operator has no agreement with the table's
+    studio are refused as for an unknown player (``wagering.placement``). The provider's staff
+    make and end them (the admin's studio agreements page; ``tables.studios.agree``)."""
+
+    studio = models.ForeignKey(Studio, on_delete=models.PROTECT, related_name="agreements")
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="studio_agreements")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["studio", "operator"], name="one_agreement_per_studio_operator")]
+
+    def __str__(self):
+        return f"{self.operator_id} at {self.studio_id}"
 
 
 class StudioAPIKeyManager(APIKeyManager):

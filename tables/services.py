@@ -10,6 +10,7 @@ both go to the round's timeline (``RoundEvent``).
 
 from django.db import transaction
 
+from accounts.exceptions import IdempotencyConflict
 from accounts.selectors import player_wallets
 from accounts.services import house_account
 
@@ -56,8 +57,12 @@ def unseat(seat, round_, reason, *, actor="", actor_user=None):
 def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_user=None):
     """Open betting on a new round of table ``table_code`` (RULES 3, 9).
 
-    ``external_id``: the game server's round id (str, unique per table; opening it again returns
-    the same round, found under the table's lock: of two identical calls at once, one creates it).
+    ``external_id``: the game server's round id (str, unique per table; opening it again with the
+    same ``shoe`` and ``burn_count`` returns the same round, found under the table's lock: of two
+    identical calls at once, one creates it; with another shoe or burn count it is
+    ``IdempotencyConflict``, as a bet's key replayed with another body). The opening's shoe and
+    burn count are on the round's ``opened`` event; an ``opened`` event without a burn count
+    compares the shoe only.
     ``shoe``: the shoe's sequence number (int, never below the table's latest shoe: a shoe number
     never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
     burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's next round
@@ -66,15 +71,18 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     it, False when ``external_id`` was opened before (the round as it is now).
 
     Raises ``NotFound`` (table), ``IllegalTransition`` (table not open, another round still in play,
-    the shoe's cut card is out, a shoe number below the table's latest, or ``external_id`` reused
-    with another shoe).
+    the shoe's cut card is out, a shoe number below the table's latest), ``IdempotencyConflict``
+    (``external_id`` opened before with another shoe or burn count).
     """
     table = get_table(table_code)
     lock_table(table)
     existing = Round.objects.filter(table=table, external_id=external_id).select_related("shoe").first()
     if existing is not None:
-        if existing.shoe.sequence != shoe:
-            raise IllegalTransition(f"round {external_id} was opened on shoe {existing.shoe.sequence}")
+        opened = existing.events.filter(kind=RoundEvent.Kind.OPENED).values_list("payload", flat=True).first() or {}
+        first = (existing.shoe.sequence, opened.get("burn_count", burn_count))
+        if first != (shoe, burn_count):
+            raise IdempotencyConflict(f"round {external_id} was opened on shoe {first[0]} with burn count {first[1]}, "
+                                      f"not shoe {shoe} with burn count {burn_count}")
         existing.created = False
         return existing
     if table.status != Table.Status.OPEN:
@@ -97,7 +105,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
         Seat.objects.bulk_create([Seat(table=table, number=n) for n in range(1, table.seats + 1)],
                                  ignore_conflicts=True)
     events = [event(round_, RoundEvent.Kind.OPENED, actor=actor, actor_user=actor_user,
-                    shoe=shoe, shoe_round=round_.shoe_round)]
+                    shoe=shoe, shoe_round=round_.shoe_round, burn_count=burn_count)]
     minimum = TableLimit.objects.filter(table=table, bet_type="main").values_list("min_stake", flat=True).first()
     seats = lock_seats(table, occupied=True)
     if seats and minimum is not None:

@@ -1,13 +1,15 @@
-"""Studios and their game-server service accounts (``StudioAPIKey``): a service account acts on
-its own studio's tables and their rounds only; another studio's table or round is answered as
-one that does not exist (``NotFound``, the same sentence)."""
+"""Studios, their game-server service accounts (``StudioAPIKey``) and their agreements with
+operators (``StudioAgreement``): a service account acts on its own studio's tables and their
+rounds only; another studio's table or round is answered as one that does not exist
+(``NotFound``, the same sentence); it bets only for the players of the operators its studio has an
+agreement with."""
 
 import secrets
 
 from django.db import transaction
 
 from .exceptions import NotFound
-from .models import Round, Studio, StudioAPIKey, Table
+from .models import Round, Studio, StudioAgreement, StudioAPIKey, Table
 
 
 def studio_table(studio, code):
@@ -25,6 +27,22 @@ def check_studio_round(studio, round_id):
     ``round_id`` (an int) is at one of ``studio``'s tables."""
     if not Round.objects.filter(pk=round_id, table__studio=studio).exists():
         raise NotFound(f"no round {round_id}")
+
+
+def agree(*, studio, operator):
+    """The agreement of ``operator`` (an ``Operator``) with ``studio`` (a ``Studio`` or its code),
+    made if missing: the operator's players may bet at the studio's tables. Returns the
+    ``StudioAgreement``. Raises ``Studio.DoesNotExist``."""
+    if not isinstance(studio, Studio):
+        studio = Studio.objects.get(code=studio)
+    return StudioAgreement.objects.get_or_create(studio=studio, operator=operator)[0]
+
+
+def agreed_operators(studio_id, operator_ids):
+    """The ids of ``operator_ids`` (a set of ints) whose operators have an agreement with studio
+    ``studio_id``: a set."""
+    return set(StudioAgreement.objects.filter(studio_id=studio_id, operator_id__in=list(operator_ids))
+               .values_list("operator_id", flat=True))
 
 
 @transaction.atomic

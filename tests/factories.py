@@ -2,7 +2,8 @@
 
 ``PlayerFactory(funded="100.00")`` gives a player with a wallet in ``currency`` (default EUR)
 credited through the ledger; ``fund(player, amount, currency)`` tops one up. ``operator_with_players``
-gives an operator, its key and its players through the operator services. ``TableFactory``
+gives an operator, its key and its players through the operator services; players in session
+(``in_session``) have their operator agree with the default studio (``agree``). ``TableFactory``
 builds a table of any variant (``ClassicTableFactory``, ``PremiumTableFactory``,
 ``BoundlessTableFactory``) with limits for every bet type it offers; ``RoundFactory`` opens a
 round through ``tables.services.open_round``.
@@ -17,8 +18,9 @@ from django.contrib.auth import get_user_model
 from accounts.models import Currency, Operator, Player, PlayerSession
 from accounts.operators import create_operator, open_session, transfer, upsert_player
 from accounts.services import default_operator, deposit, wallet_for
+from tables import studios
 from tables.engine import ruleset
-from tables.models import Table, TableLimit
+from tables.models import Studio, Table, TableLimit, default_studio
 from tables.services import open_round
 
 _deposits = itertools.count(1)
@@ -55,11 +57,19 @@ def fund(player, amount, currency="EUR"):
 
 def in_session(player, currency="EUR"):
     """A live session of ``player`` (who holds a wallet in ``currency``) in ``currency``, opened by
-    its operator (``accounts.operators.open_session``) unless one is open; returns its raw token
-    (None when one was already open)."""
+    its operator (``accounts.operators.open_session``) unless one is open, and its operator's
+    agreement with the default studio (every factory table's: ``agree``); returns the session's
+    raw token (None when one was already open)."""
+    agree(player.operator)
     if PlayerSession.objects.filter(player=player, currency_id=currency, revoked_at__isnull=True).exists():
         return None
     return open_session(operator=player.operator, player=player.code, currency=currency)[1]
+
+
+def agree(operator, studio=None):
+    """``operator``'s agreement with ``studio`` (a ``Studio`` or its code; default: the default
+    studio, every factory table's), made if missing: the studio's game server may bet for its players."""
+    return studios.agree(studio=studio or Studio.objects.get(pk=default_studio()), operator=operator)
 
 
 class PlayerFactory(factory.django.DjangoModelFactory):

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from accounts.exceptions import IdempotencyConflict, PlatformError
 from accounts.locks import lock_wallets
 from accounts.models import Operator
 from tables.cards import dealer_up_card
 from tables.engine import fallback, parse_card, score, why_illegal
 from tables.engine.extras import extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
-from tables.exceptions import IllegalTransition, InvalidInput, NotFound, ServiceError
+from tables.exceptions import IllegalTransition, InvalidInput, NotFound
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
 from tables.services import event, table_houses
@@ -30,7 +31,7 @@ class ExtraOutcome:
     """What ``add_extra_stake(s)`` did: ``extra`` = the ``BetExtra`` (None if none was taken);
     ``action`` = what the game server applies to the hand: the requested kind when taken, else the
     RULES 4 fallback (``"hit"``/``"stand"`` for a double or split; None: insurance not bought, the
-    behind bet does not follow); ``error``: the ``ServiceError`` that rejected a request of
+    behind bet does not follow); ``error``: the ``PlatformError`` that rejected a request of
     ``add_extra_stakes`` (then nothing was taken)."""
 
     extra: BetExtra | None
@@ -89,12 +90,15 @@ class _Extras:
             raise IllegalTransition(f"bet {record_id} is {target.state}")
         if (reason := why_extra_refused(self.rules, target.type, kind, hand)) is not None:
             raise InvalidExtra(reason)
-        score_ = _score(cards) if kind in ("double", "split") else None
+        hand_cards, score_ = _hand(cards) if kind in ("double", "split") else (None, None)
         existing = self.taken.get((target.pk, kind, hand))
         if existing is not None:
+            if existing.cards is not None and existing.cards != hand_cards:
+                raise IdempotencyConflict(f"bet {record_id}'s {kind} (hand {hand}) was taken on cards "
+                                          f"{' '.join(existing.cards)}, not {' '.join(hand_cards)}")
             return ExtraOutcome(existing, kind)
         self._check_context(target, kind, hand)
-        self._check_legal(target, kind, hand, cards)
+        self._check_legal(target, kind, hand, hand_cards)
         amount = extra_stake(kind, target.stake, self.table.currency.minor_units)
         if amount <= 0:
             raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
@@ -110,7 +114,7 @@ class _Extras:
         if wallet.journal and self.debits is None:
             self.to_debit.append(Debit(key=key, kind=kind, wallet=wallet, amount=amount, round_ref=str(self.round.pk),
                                        table_ref=self.table.code, bets=(target.pk,)))
-        extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=key)
+        extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=key, cards=hand_cards)
         self.available[target.player_id] -= amount
         self.taken[(target.pk, kind, hand)] = extra
         if target.type == "main" and self._seat_extras is not None:
@@ -154,7 +158,7 @@ class _Extras:
         if seat_kind is not None and (bet.seat, seat_kind, hand) not in self.seat_extras():
             raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
 
-    def _check_legal(self, bet, kind, hand, cards):
+    def _check_legal(self, bet, kind, hand, hand_cards):
         """A seat's double or split must be legal on the hand it names (RULES 4, the engine's
         ``why_illegal``): a double on two cards, not on split aces; a split of a pair, not of a split
         hand; neither on a finished hand (21). The dealer's card matters only to surrender, which
@@ -162,7 +166,6 @@ class _Extras:
         if kind not in ("double", "split"):
             return
         was_split = hand == 2 or (bet.pk, "split", 1) in self.taken
-        hand_cards = [parse_card(c) for c in cards]
         reason = why_illegal(self.rules, kind, hand_cards, None, split=was_split,
                              split_aces=was_split and hand_cards[0][0] == "A")
         if reason is not None:
@@ -197,7 +200,7 @@ def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
     (default 1), "cards": [card codes] (double, split)}``, each as for ``add_extra_stake`` (same
     rules, amounts, keys, fallbacks and events). Returns one ``ExtraOutcome`` per request, in order;
     a rejected one carries ``error`` (codes ``not_found``, ``illegal_transition``, ``invalid_extra``,
-    ``invalid_input``; for a seamless player whose operator's wallet did not take it, a
+    ``invalid_input``, ``idempotency_conflict``; for a seamless player whose operator's wallet did not take it, a
     ``WalletRefused``: ``wallet_unavailable``, ``player_blocked``, ``limit_exceeded``, with the
     fallback as its ``action``, recorded as for a wallet short of it) and took nothing. Raises
     ``NotFound`` (round), ``IllegalTransition`` (round not CLOSED or cancelled)."""
@@ -228,7 +231,7 @@ def _open_debits(round_id, requests):
     for request in requests:
         try:
             batch.take(request, "", None)
-        except ServiceError:
+        except PlatformError:
             continue
     return open_debits(batch.to_debit)
 
@@ -241,7 +244,7 @@ def _take(round_id, requests, debits, actor, actor_user):
     for request in requests:
         try:
             outcomes.append(batch.take(request, actor, actor_user))
-        except ServiceError as error:
+        except PlatformError as error:
             outcomes.append(ExtraOutcome(None, None, error))
     batch.save()
     return outcomes
@@ -256,12 +259,15 @@ def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_
     or 2 for a double on the second split hand. ``cards``: the hand's card codes (required for
     double and split: the fallback depends on the score). When the balance cannot cover it, the
     RULES 4 fallback (``tables.engine.fallback``) is returned and recorded (``fallback`` event)
-    and nothing is debited. The same (bet, kind, hand) again returns the extra already taken.
+    and nothing is debited. The same (bet, kind, hand) again returns the extra already taken; a
+    double or split again on other cards than it was taken on is ``IdempotencyConflict`` (409
+    ``idempotency_conflict``, as a bet's key replayed with another body).
     Ledger key ``<kind>:<bet>`` (``<kind>:<bet>:2`` for hand 2). Returns an ``ExtraOutcome``
     (``add_extra_stakes`` with one request).
 
     Raises ``NotFound`` (round, bet), ``IllegalTransition`` (round not CLOSED or cancelled, bet
     not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards),
+    ``IdempotencyConflict`` (a double or split taken before on other cards),
     ``WalletRefused`` (a seamless operator's wallet did not take it; its fallback is recorded).
     """
     outcome = add_extra_stakes(round_id=round_id, actor=actor, actor_user=actor_user,
@@ -271,10 +277,13 @@ def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_
     return outcome
 
 
-def _score(cards):
+def _hand(cards):
+    """``(card codes normalised, score)`` of a double's or split's ``cards``; ``InvalidInput``
+    when they are missing or malformed."""
     if not isinstance(cards, list) or not cards:
         raise InvalidInput("cards: the hand's card codes are required for a double or split")
     try:
-        return score([parse_card(c) for c in cards])
+        hand_cards = [parse_card(c) for c in cards]
+        return hand_cards, score(hand_cards)
     except ValueError as e:
         raise InvalidInput(f"cards: {e}") from None

@@ -41,8 +41,9 @@ class Bet(models.Model):
       (classic/premium), None in boundless.
     - ``stake``: the ORIGINAL stake (``Decimal``, major units); extra stakes are ``BetExtra`` rows.
     - ``state``: PLACED (stake debited) → ACCEPTED (betting closed) → SETTLED, or → REFUNDED.
-    - ``idempotency_key``: the game server's key, unique; a premium mirrored seat bet gets
-      ``<key>#mirror``. ``record_id``: the bet's id in the round record (the game server's bet id,
+    - ``idempotency_key``: the game server's key, unique per table (``bet_table_idempotency_key``):
+      a table is one studio's, so a studio's keys never meet another's; a premium mirrored seat
+      bet gets ``<key>#mirror``. ``record_id``: the bet's id in the round record (the game server's bet id,
       default its idempotency key), unique per round.
     - ``follow_double`` / ``follow_split``: a behind bet that followed the seat (RULES 6).
     - ``outcome`` / ``returned`` / ``settlement`` (the engine's detail): written by settlement.
@@ -89,7 +90,7 @@ class Bet(models.Model):
 
     outcome = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 (None: not settled yet)
     returned = models.DecimalField(null=True, blank=True, **MONEY)
-    idempotency_key = models.CharField(max_length=128)  # unique: bet_idempotency_key
+    idempotency_key = models.CharField(max_length=128)  # unique per table: bet_table_idempotency_key
     record_id = models.CharField(max_length=128)
     follow_double = models.BooleanField(default=False)
     follow_split = models.BooleanField(default=False)
@@ -107,7 +108,7 @@ class Bet(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["round", "record_id"], name="one_record_id_per_round"),
             # a constraint, not unique=True: that also builds a LIKE index nothing searches with
-            models.UniqueConstraint(fields=["idempotency_key"], name="bet_idempotency_key"),
+            models.UniqueConstraint(fields=["table", "idempotency_key"], name="bet_table_idempotency_key"),
             models.CheckConstraint(condition=Q(stake__gt=0), name="bet_stake_positive"),
         ]
         indexes = [
@@ -161,7 +162,9 @@ class BetExtra(models.Model):
     """An extra stake on a bet (RULES 4, 6): ``kind`` double / split / insurance / follow_double /
     follow_split, ``hand`` (1 = the first hand; 2 = the second split hand, for a double after a
     split), ``amount`` (``Decimal``, major units) and its ledger ``key``: ``<kind>:<bet>`` for hand 1,
-    ``<kind>:<bet>:<hand>`` otherwise. Refunds use ``refund:<kind>:<bet>[:<hand>]``."""
+    ``<kind>:<bet>:<hand>`` otherwise. Refunds use ``refund:<kind>:<bet>[:<hand>]``. ``cards``: a
+    double's or split's hand as the game server named it (normalised codes), against which a
+    replay is checked; null for the other kinds (and for extras taken before it was kept)."""
 
     class Kind(models.TextChoices):
         DOUBLE = "double"
@@ -175,6 +178,7 @@ class BetExtra(models.Model):
     hand = models.PositiveSmallIntegerField(default=1)
     amount = models.DecimalField(**MONEY)
     key = models.CharField(max_length=128, unique=True)
+    cards = models.JSONField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -20,13 +20,13 @@ from .models import Bet
 
 
 def known_bets(round_, keys, record_ids):
-    """The ``Bet`` rows whose idempotency key is in ``keys``, or of ``round_`` whose record id is
-    in ``record_ids`` (sets of str)."""
+    """The ``Bet`` rows of ``round_``'s table whose idempotency key is in ``keys``, or of ``round_``
+    whose record id is in ``record_ids`` (sets of str)."""
     return instances(Bet, execute_binary(
         f"""SELECT {select_list(Bet, "b")} FROM {Bet._meta.db_table} AS b
-            WHERE b.idempotency_key = ANY(%b::varchar[])
+            WHERE (b.table_id = %b::bigint AND b.idempotency_key = ANY(%b::varchar[]))
                OR (b.round_id = %b::bigint AND b.record_id = ANY(%b::varchar[]))""",
-        [list(keys), round_.pk, list(record_ids)]))
+        [round_.table_id, list(keys), round_.pk, list(record_ids)]))
 
 
 def insert_bets(round_, bets, payloads, *, actor, actor_user):

@@ -23,6 +23,7 @@ from tables.exceptions import InvalidInput, NotFound
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
 from tables.services import event, table_houses
+from tables.studios import agreed_operators
 from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, take
 
 from . import pg
@@ -95,10 +96,11 @@ class _Placement:
         if connection.vendor == "postgresql":
             known = pg.known_bets(round_, keys, record_ids)
         else:
-            known = Bet.objects.filter(Q(idempotency_key__in=keys) | Q(round=round_, record_id__in=record_ids))
+            known = Bet.objects.filter(Q(table_id=self.table.pk, idempotency_key__in=keys)
+                                       | Q(round=round_, record_id__in=record_ids))
         self.existing, self.record_ids = {}, set()
-        for bet in known:  # one query for both: the keys already placed, the record ids already used
-            if bet.idempotency_key in keys:
+        for bet in known:  # one query for both: the table's keys already placed, the record ids already used
+            if bet.table_id == self.table.pk and bet.idempotency_key in keys:
                 self.existing[bet.idempotency_key] = bet
             if bet.round_id == round_.pk and bet.record_id in record_ids:
                 self.record_ids.add(bet.record_id)
@@ -106,11 +108,13 @@ class _Placement:
     def _wallets_and_players(self, codes):
         """``({player_id: locked wallet}, {code: Player})`` of the players the game codes ``codes``
         name who hold a live session in the table currency (``accounts.operators.players_in_session``:
-        their operator lets them play now; a session in a currency comes with a wallet in it). Any
-        other code, unknown or not, is no player for the game server: one answer for all."""
+        their operator lets them play now; a session in a currency comes with a wallet in it) and
+        whose operator has an agreement with the table's studio (``tables.studios.agreed_operators``).
+        Any other code, unknown or not, is no player for the game server: one answer for all."""
         wallets = {w.player_id: w for w in lock_wallets_by_code(self.table.currency, codes)}
         live = players_in_session(wallets, self.table.currency_id)
-        wallets = {pid: w for pid, w in wallets.items() if pid in live}
+        agreed = agreed_operators(self.table.studio_id, {w.operator_id for pid, w in wallets.items() if pid in live})
+        wallets = {pid: w for pid, w in wallets.items() if pid in live and w.operator_id in agreed}
         return wallets, {w.player.game_code: w.player for w in wallets.values()}
 
     # -- one request ------------------------------------------------------------------------------
@@ -280,12 +284,14 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     wallet (ledger ``stake:<bet>``, all in one posting), a seamless player's by a debit of its
     operator's wallet first (all the batch's debits at once), the bet placed only once the debit
     answered OK. The rules: only a player with a live session in the table currency (minted by
-    the player's operator: ``accounts.operators.players_in_session``) bets; any other code, known
-    or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
+    the player's operator: ``accounts.operators.players_in_session``) whose operator has an
+    agreement with the table's studio (``tables.models.StudioAgreement``) bets; any other code,
+    known or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
     type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
-    key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
-    with another body is rejected with ``idempotency_conflict``.
+    key seen before at the round's table returns its bet(s) with ``created=False`` and no second
+    debit; the same key with another body is rejected with ``idempotency_conflict``. Keys are the
+    table's (one studio's): another table's, another studio's above all, are never looked at.
 
     Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
     ``betting_closed``, ``not_found``, ``invalid_amount``, ``insufficient_funds`` (never with the

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
-from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions as drf
@@ -192,12 +192,35 @@ class AmountField(serializers.Field):
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``)."""
+    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``). A NUL in it is
+    one error, ``nul_message``, not each validator's message run together."""
+
+    nul_message = "must not contain NUL characters"
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+    def run_validators(self, value):
+        if isinstance(value, str) and "\x00" in value:
+            raise serializers.ValidationError(self.nul_message, code="null_characters_not_allowed")
+        super().run_validators(value)
+
+
+class DistinctListField(serializers.ListField):
+    """A list whose items must be distinct: its schema says ``uniqueItems``; the service it feeds
+    refuses a repeated item with its own sentence (``accounts.operators.upsert_player``)."""
+
+
+class DistinctListFieldScheme(OpenApiSerializerFieldExtension):
+    """The OpenAPI schema of ``DistinctListField``: a ``ListField``'s, with ``uniqueItems``."""
+
+    target_class = DistinctListField
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {**auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True),
+                "uniqueItems": True}
 
 
 class StrictIntegerField(serializers.IntegerField):

@@ -12,7 +12,8 @@ from django.db import transaction
 from accounts.models import Account, Currency, LedgerTransaction, Operator, Player
 from accounts.operators import create_operator, open_session, players_in_session, transfer, upsert_player
 from tables.engine import ruleset
-from tables.models import Table, TableLimit
+from tables.models import Studio, Table, TableLimit, default_studio
+from tables.studios import agree
 
 D = Decimal
 #: ``code: (name, play_for_fun)``; two minor units each.
@@ -77,10 +78,11 @@ def ensure_operators(codes, wallet_url="", wallet_secret="") -> list[Operator]:
     """The operators ``codes``: a demo operator (``DEMO_OPERATORS``) is created if missing, in its
     wallet mode, and may use every demo currency; a seamless one calls the wallet at
     ``wallet_url`` with ``wallet_secret`` (set again on every run: the sandbox may have moved). Any
-    other operator must exist (``manage.py create_operator``). Raises ``ValueError`` for an unknown
-    one."""
+    other operator must exist (``manage.py create_operator``). Each agrees with the default studio,
+    the demo tables' (``tables.studios.agree``): the simulator deals their players as that studio.
+    Raises ``ValueError`` for an unknown one."""
     found = {o.code: o for o in Operator.objects.filter(code__in=codes)}
-    currencies = ensure_currencies()
+    currencies, studio = ensure_currencies(), Studio.objects.get(pk=default_studio())
     for code in codes:
         if code in DEMO_OPERATORS:
             name, mode = DEMO_OPERATORS[code]
@@ -93,6 +95,7 @@ def ensure_operators(codes, wallet_url="", wallet_secret="") -> list[Operator]:
             found[code].currencies.add(*currencies)
         elif code not in found:
             raise ValueError(f"no operator {code!r}: create it with manage.py create_operator")
+        agree(studio=studio, operator=found[code])
     return [found[c] for c in codes]
 
 

@@ -6,9 +6,11 @@ import re
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.test import Client
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from adminkit.roles import SUPERVISOR
@@ -115,3 +117,61 @@ def test_a_clients_own_forwarded_proto_is_not_believed(client, settings):
     settings.SECURE_SSL_REDIRECT = True
     response = client.get("/admin/login/", HTTP_X_FORWARDED_PROTO="https")
     assert response.status_code == 301 and response["Location"].startswith("https://")
+
+
+def test_the_password_alone_enrols_only_within_the_enrolment_window(client, admin_user, settings):
+    """Issue 20, F8: a password enrols a second factor only while the account's enrolment window
+    is open (its creation, or a superuser's reset) and never over a confirmed device: outside it
+    the enrolment page shows no key (403); a superuser's deletion of the device reopens it."""
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    user = make_operator(SUPERVISOR)
+    get_user_model().objects.filter(pk=user.pk).update(
+        date_joined=timezone.now() - timedelta(seconds=settings.OTP_ENROLMENT_WINDOW_SECONDS + 1))
+    assert _post_login(client, user.username, OPERATOR_PASSWORD).status_code == 302
+    closed = client.get("/admin/otp/enrol/")
+    assert closed.status_code == 403 and "ask a superuser" in closed.content.decode().lower()
+    assert 'id="otp-secret"' not in closed.content.decode() and not TOTPDevice.objects.filter(user=user).exists()
+    assert client.get("/admin/wagering/bet/")["Location"] == "/admin/otp/enrol/"
+    device = totp_device(user)  # enrolled once: its password never shows a key again
+    client.logout()
+    assert _post_login(client, user.username, OPERATOR_PASSWORD).status_code == 200 and not _signed_in(client)
+    # a superuser's reset: the device deleted on its page, and the window open again
+    admin_client = otp_login(Client(), admin_user)
+    assert admin_client.post(f"/admin/otp_totp/totpdevice/{device.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert not TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+    assert _post_login(client, user.username, OPERATOR_PASSWORD).status_code == 302
+    page = client.get("/admin/otp/enrol/")
+    assert page.status_code == 200 and 'id="otp-secret"' in page.content.decode()
+
+
+def test_only_a_superuser_resets_a_second_factor(client):
+    """The TOTP devices' page is the provider's, and only a superuser deletes (resets) a device."""
+    staff = make_operator(SUPERVISOR)
+    staff.user_permissions.add(*Permission.objects.filter(codename__endswith="totpdevice"))
+    other = totp_device(make_operator(SUPERVISOR, username="other"))
+    otp_login(client, staff)
+    assert client.get(f"/admin/otp_totp/totpdevice/{other.pk}/delete/").status_code == 403
+    assert client.post(f"/admin/otp_totp/totpdevice/{other.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert TOTPDevice.objects.filter(pk=other.pk, confirmed=True).exists()
+
+
+def test_reset_second_factor_command_opens_the_window(client, settings):
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from adminkit.site import enrolment_open
+
+    user = make_operator(SUPERVISOR)
+    totp_device(user)
+    get_user_model().objects.filter(pk=user.pk).update(date_joined=timezone.now() - timedelta(days=30))
+    user.refresh_from_db()
+    assert not enrolment_open(user)
+    call_command("reset_second_factor", user.username, stdout=StringIO())
+    assert enrolment_open(user) and not TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+    assert not enrolment_open(user, now=timezone.now() + timedelta(seconds=settings.OTP_ENROLMENT_WINDOW_SECONDS))

@@ -128,23 +128,28 @@ def funded_wallets(prefix, n, currency, amount="1000.00"):
 
 def open_sessions(players, currency):
     """A live session in ``currency`` for each of ``players`` (``Player`` rows or pks), as their
-    operator opens one when they come to play: the game server takes bets only from players in
-    session."""
+    operator opens one when they come to play, and their operators' agreements with the default
+    studio (the benchmarks' tables'): the game server takes bets only from players in session
+    whose operator agrees with the table's studio."""
     import secrets
     from datetime import timedelta
 
     from django.conf import settings
     from django.utils import timezone
 
-    from accounts.models import PlayerSession
+    from accounts.models import Player, PlayerSession
     from accounts.operators import token_hash
+    from tables.models import StudioAgreement, default_studio
 
+    ids = [getattr(p, "pk", p) for p in players]
+    operators = Player.objects.filter(pk__in=ids).values_list("operator_id", flat=True).distinct()
+    StudioAgreement.objects.bulk_create([StudioAgreement(studio_id=default_studio(), operator_id=o) for o in operators],
+                                        ignore_conflicts=True)
     now = timezone.now()
     PlayerSession.objects.bulk_create([
-        PlayerSession(token_hash=token_hash(secrets.token_urlsafe(32)), player_id=getattr(p, "pk", p),
-                      currency=currency, last_used_at=now,
-                      expires_at=now + timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS))
-        for p in players], batch_size=5000)
+        PlayerSession(token_hash=token_hash(secrets.token_urlsafe(32)), player_id=p, currency=currency,
+                      last_used_at=now, expires_at=now + timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS))
+        for p in ids], batch_size=5000)
 
 
 def code_version():

@@ -62,6 +62,38 @@ def test_bad_player_bodies(api, body, code):
     refused(api, "post", "/api/operator/v1/players/", body, code=code)
 
 
+@pytest.mark.parametrize("path, body, detail", [
+    ("players/", {**PLAYER, "display_name": "a\x00b"}, "display_name: must not contain NUL characters"),
+    ("players/", {**PLAYER, "code": "p\x009"}, "code: must not contain NUL characters"),
+    ("sessions/", {**SESSION, "currency": "E\x00R"}, "currency: must not contain NUL characters"),
+])
+def test_a_nul_gets_one_message_not_two_run_together(api, path, body, detail):
+    """Issue 20, F8: a NUL in a text field is one sentence (DRF's and the field's own validator
+    answered together: "no NUL characters Null characters are not allowed.")."""
+    assert refused(api, "post", f"/api/operator/v1/{path}", body)["detail"] == detail
+
+
+def test_a_currency_given_twice_is_refused(api):
+    """Issue 20, F8: a player's currencies name each currency once (``["EUR", "EUR"]`` was
+    taken as one)."""
+    answer = refused(api, "post", "/api/operator/v1/players/", {**PLAYER, "currencies": ["EUR", "USD", "EUR"]})
+    assert answer["detail"] == "currencies: EUR given more than once"
+
+
+def test_an_operator_created_with_a_currency_twice_is_refused(db):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    from accounts.models import Operator
+    from tests.factories import CurrencyFactory
+
+    CurrencyFactory(code="EUR")
+    with pytest.raises(CommandError, match="currencies: EUR given more than once"):
+        call_command("create_operator", "zeta", "--currencies", "EUR,EUR", stdout=StringIO())
+    assert not Operator.objects.filter(code="zeta").exists()
+
+
 @pytest.mark.parametrize("body, status, code", [
     ({}, 400, "invalid_input"),
     ({"player": "p1"}, 400, "invalid_input"),

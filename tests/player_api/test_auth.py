@@ -51,3 +51,23 @@ def test_an_unknown_token_is_refused(eur):
     client = client_for(UserFactory())
     client.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     assert client.get("/api/v1/me").status_code == 401
+
+
+def test_a_token_expires_as_a_session_would(api, alice, settings):
+    """Issue 20, F8: a player's DRF token lets them in for ``PLAYER_SESSION_LIFETIME_SECONDS``
+    after it was made, remembered or not; then 401 (it never expired)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.PLAYER_SESSION_LIFETIME_SECONDS = 3600
+    token = Token.objects.get(user=alice.user)
+    Token.objects.filter(pk=token.pk).update(created=timezone.now() - timedelta(seconds=3500))
+    assert api.get("/api/v1/me").status_code == 200  # remembered from here on
+    settings.PLAYER_SESSION_LIFETIME_SECONDS = 3500  # its end has come: the remembered copy too
+    remembered = api.get("/api/v1/me")
+    assert remembered.status_code == 401 and remembered.json()["code"] == "authentication_failed"
+    caches[CACHE].clear()
+    assert api.get("/api/v1/me").status_code == 401
+    settings.PLAYER_SESSION_LIFETIME_SECONDS = 3600
+    assert api.get("/api/v1/me").status_code == 200

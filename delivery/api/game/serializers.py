@@ -117,7 +117,8 @@ class RoundDetailSerializer(RoundSerializer):
 
 
 class BetRequestSerializer(serializers.Serializer):
-    key = StrictCharField(help_text="The game server's idempotency key for this bet (unique).")
+    key = StrictCharField(help_text="The game server's idempotency key for this bet (unique at the table; "
+                                     "another studio's keys never meet yours).")
     player = StrictCharField(help_text="The player's code.")
     type = serializers.ChoiceField(choices=Bet.Type.choices)
     stake = AmountField(help_text='Decimal string, e.g. "10.00" (never a float).')

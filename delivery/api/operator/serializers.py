@@ -11,7 +11,7 @@ from accounts.exceptions import InvalidAmount
 from accounts.models import LedgerTransaction, Player
 from accounts.money import amount_string
 from accounts.operators import CODE, Direction
-from delivery.api.common import AmountField, StrictCharField, StrictSerializer
+from delivery.api.common import AmountField, DistinctListField, StrictCharField, StrictSerializer
 from delivery.api.player.serializers import (
     LedgerEntrySerializer,
     MoneyField,
@@ -62,9 +62,9 @@ class PlayerRequestSerializer(StrictSerializer):
                                 "letter or digit. The game server names the player <operator>:<code>.")
     account_kind = serializers.ChoiceField(choices=Player.Kind.choices, default=Player.Kind.REAL,
                                            help_text="real or trial (trial accounts never take a seat).")
-    currencies = serializers.ListField(child=currency_field(), min_length=1, max_length=20,
-                                       help_text="Currencies the player plays in (yours): a wallet is opened in "
-                                                 "each; a wallet once opened stays.")
+    currencies = DistinctListField(child=currency_field(), min_length=1, max_length=20,
+                                   help_text="Currencies the player plays in (yours), each once: a wallet is "
+                                             "opened in each; a wallet once opened stays.")
     display_name = StrictCharField(max_length=100, allow_blank=True, default="",
                                    validators=[NO_NUL],
                                    help_text="Optional; shown in the back office.")

@@ -1,6 +1,8 @@
 """Authentication of the player API: a player session minted by the player's operator
 (``Authorization: Bearer <session token>``), or a DRF token (``Authorization: Token <key>``: the
-demo's and the tests'), each lookup remembered for a few seconds.
+demo's and the tests'), each lookup remembered for a few seconds. Both expire: a session as
+``accounts.operators.session_is_live`` says, a DRF token ``PLAYER_SESSION_LIFETIME_SECONDS`` after it
+was made (``token_expires_at``), as long as a session may last.
 
 DRF's ``TokenAuthentication`` reads the token and its user on every request, and the views then
 read the user's player: two queries before the page's own. Here one query reads token (or
@@ -12,6 +14,9 @@ session or an inactive user within that many seconds. A session's expiry and idl
 against the clock on every request, remembered or not.
 """
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
 from django.db.models.signals import post_delete, post_save
@@ -31,11 +36,18 @@ from delivery.api.common import bearer_credential
 CACHE = "player_api_tokens"
 
 
+def token_expires_at(token):
+    """When the DRF ``token`` stops letting its player in: ``PLAYER_SESSION_LIFETIME_SECONDS`` after
+    it was made."""
+    return token.created + timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS)
+
+
 class CachedTokenAuthentication(TokenAuthentication):
     """``Authorization: Token <key>`` as DRF reads it; ``(user, token)`` with ``user.player``
     loaded (None-cached for a user without a player), from the ``player_api_tokens`` cache when
     there. Every cache read unpickles a copy, so concurrent requests never share a ``User``.
-    ``AuthenticationFailed`` (401) for an unknown key or an inactive user, as DRF's."""
+    ``AuthenticationFailed`` (401) for an unknown or expired (``token_expires_at``) key or an
+    inactive user."""
 
     def authenticate_credentials(self, key):
         cache = caches[CACHE]
@@ -45,6 +57,8 @@ class CachedTokenAuthentication(TokenAuthentication):
             if token is None:
                 raise exceptions.AuthenticationFailed("Invalid token.")
             cache.set(key, token)
+        if token_expires_at(token) <= timezone.now():
+            raise exceptions.AuthenticationFailed("Token expired: ask for a new one.")
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
         return token.user, token

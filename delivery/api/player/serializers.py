@@ -389,13 +389,9 @@ class DisputeSerializer(serializers.ModelSerializer):
 
 
 class ReasonField(StrictCharField):
-    """A reason (``REASON_PATTERN``): a NUL gets one answer, ``NUL_REFUSED`` (as the admin gives),
-    not the pattern's and DRF's run together."""
+    """A reason (``REASON_PATTERN``): a NUL gets ``NUL_REFUSED``, the admin's answer."""
 
-    def run_validators(self, value):
-        if "\x00" in value:
-            raise serializers.ValidationError(NUL_REFUSED, code="null_characters_not_allowed")
-        super().run_validators(value)
+    nul_message = NUL_REFUSED
 
 
 class DisputeRequestSerializer(serializers.Serializer):

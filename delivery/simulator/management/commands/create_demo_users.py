@@ -7,11 +7,15 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.utils import timezone
+from django_otp import user_has_device
 from rest_framework.authtoken.models import Token
 
 from accounts.models import OperatorStaff
 from accounts.operators import create_api_key, upsert_player
 from adminkit.roles import SUPERVISOR, ensure_roles
+from adminkit.site import enrolment_open, reset_second_factor
+from delivery.api.player.authentication import token_expires_at
 from delivery.simulator.demo import DEMO_OPERATORS, ensure_operators
 from tables.models import DEFAULT_STUDIO, Studio, StudioAPIKey, default_studio
 from tables.studios import create_service_key
@@ -27,8 +31,9 @@ class Command(BaseCommand):
     help = ("Create (or refresh) the demo logins: the provider's operator (superuser, Supervisor), a Supervisor "
             f"of the demo operator {BRAND} only, the demo player ({BRAND}'s {PLAYER}, DRF token), a new "
             f"game-server API key of the {DEFAULT_STUDIO} studio and a new operator API key of {BRAND}; print "
-            "them. Each run sets new random passwords and new keys (shown once); the player's token and the "
-            "staff's TOTP devices stay.")
+            "them. Each run sets new random passwords and new keys (shown once); the player's token (until it "
+            "expires: a new one then) and the staff's TOTP devices stay (a staff login without one may enrol at "
+            "its next sign-in).")
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="the platform's address, for the examples")
@@ -46,10 +51,15 @@ class Command(BaseCommand):
             user.set_password(passwords[username])
             user.save()
             user.groups.add(supervisor)
+            if not enrolment_open(user) and not user_has_device(user, confirmed=True):
+                reset_second_factor(user)  # a demo login not enrolled in its window: enrols at its next sign-in
         OperatorStaff.objects.update_or_create(user=User.objects.get(username=BRAND_STAFF),
                                                defaults={"operator": brand})
         player, _ = upsert_player(operator=brand, code=PLAYER, currencies=["EUR", "USD"])
-        token, _ = Token.objects.get_or_create(user=player.user)
+        token = Token.objects.filter(user=player.user).first()
+        if token is None or token_expires_at(token) <= timezone.now():  # a player's token expires: a new one
+            Token.objects.filter(user=player.user).delete()
+            token = Token.objects.create(user=player.user)
         studio = Studio.objects.get(pk=default_studio())
         StudioAPIKey.objects.filter(studio=studio, name=GAME_SERVER).update(revoked=True)  # the last run's
         _, server_key, _ = create_service_key(studio=studio, name=GAME_SERVER)
