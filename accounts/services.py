@@ -127,6 +127,21 @@ def _post(postings, allow_negative, write):
 #: per connection and batch size); bigger batches are planned for their own array sizes.
 PREPARED_UP_TO = 16
 
+
+def _field_sql(expression):
+    """The SQL of ``accounts.chain.field`` of ``expression`` (a text): ``ledger_field``'s body
+    (migration 0008) written out, since PostgreSQL inlines no call of it whose argument is more
+    than a column (its parameter appears twice), and a call per field and posting was most of a
+    bulk post's hashing."""
+    return f"length(coalesce({expression}, '')) || ':' || coalesce({expression}, '')"
+
+
+#: The content a posting's link hashes (``accounts.chain.content``), in ``_POST_SQL``'s names.
+_CONTENT_SQL = " || ".join(_field_sql(expression) for expression in (
+    "f.key", "f.kind", "f.currency_id", "f.memo", "%(micros)b::bigint::text",
+    "s.account::text", "s.amount::numeric(20, 4)::text", "s.balance_after::numeric(20, 4)::text",
+    "d.account::text", "d.amount::numeric(20, 4)::text", "d.balance_after::numeric(20, 4)::text"))
+
 #: ``_post_postgresql``'s statement; ``{locks}`` and the other fields are ``array_sql`` arrays.
 #: Every account it locks (``_locked_ids``) is locked first, in id order; then the keys already
 #: taken are read with a snapshot of their own (``ledger_taken_keys``, migration 0007: a posting of
@@ -156,13 +171,7 @@ leg AS MATERIALIZED (
         AS e(account, amount, n)
     LEFT JOIN locked l ON l.id = e.account),
 linked AS MATERIALIZED (
-    SELECT f.key, f.n, f.chain, h.chain_head AS head, ledger_chain(h.chain_head, convert_to(
-               ledger_field(f.key) || ledger_field(f.kind) || ledger_field(f.currency_id) || ledger_field(f.memo)
-               || ledger_field(%(micros)b::bigint::text)
-               || ledger_field(s.account::text) || ledger_field(s.amount::numeric(20, 4)::text)
-               || ledger_field(s.balance_after::numeric(20, 4)::text)
-               || ledger_field(d.account::text) || ledger_field(d.amount::numeric(20, 4)::text)
-               || ledger_field(d.balance_after::numeric(20, 4)::text), 'UTF8'))
+    SELECT f.key, f.n, f.chain, h.chain_head AS head, ledger_chain(h.chain_head, convert_to({_CONTENT_SQL}, 'UTF8'))
            OVER (PARTITION BY f.chain ORDER BY f.n) AS chain_hash
     FROM fresh f JOIN leg s ON s.n = 2 * f.n JOIN leg d ON d.n = 2 * f.n + 1 JOIN locked h ON h.id = f.chain),
 txn AS (
