@@ -231,7 +231,7 @@ def _resettle_locked(round_, result, plan, bets, n, label, user):
     whose return changed, posted)``: ``posted`` the ledger transactions written
     (``wallets.port.move``)."""
     counted = Bet.objects.filter(round=round_, state=Bet.State.SETTLED)
-    before = rollups.figures_of(counted)
+    before = rollups.figures_of(counted, planner=rollups.ONE_ROUND)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
     wallets, houses = round_money(round_, {bets[rid].player_id for rid in diffs})
@@ -241,7 +241,7 @@ def _resettle_locked(round_, result, plan, bets, n, label, user):
                    for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
     _write_results(round_, plan, n, timezone.now())
-    rollups.record(rollups.difference(rollups.figures_of(counted), before))
+    rollups.record(rollups.difference(rollups.figures_of(counted, planner=rollups.ONE_ROUND), before))
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
     seal_after_commit(round_)
