@@ -32,6 +32,7 @@ from wallets.port import move
 
 from . import audit, exception_report, plans
 from .exceptions import AlreadyResettled, RecordUnchanged
+from .memory import without_cyclic_gc
 from .models import Alert, ExceptionEntry, OperatorAction, RoundCorrection, SettlementDetail
 from .seals import seal_after_commit
 from .selectors import effective_record
@@ -125,6 +126,7 @@ def _fail(round_, reason):
 
 # --- settle ---------------------------------------------------------------------------------------
 
+@without_cyclic_gc
 @transaction.atomic(durable=True)
 def settle_round(*, round_id):
     """Settle a RESULTED round (RULES 5, 8; docs/round-record.md "Result") by the rules engine, in one
@@ -181,6 +183,7 @@ def _checked_correction(round_, corrected_record):
     return checked
 
 
+@without_cyclic_gc
 @transaction.atomic(durable=True)
 def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None, after_correction=None):
     """Settle a corrected round record after a misread card is proven (RULES 10), keeping the
