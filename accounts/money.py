@@ -51,7 +51,7 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
         raise InvalidAmount(f"amount {_shown(value)} is not a finite number")
     if amount and amount.adjusted() > MAX_ADJUSTED:  # before quantize, which fails on huge values
         raise InvalidAmount(f"amount {_shown(value)} is too large")
-    step = Decimal(1).scaleb(-minor_units)
+    step = _quantum(minor_units)
     if amount != amount.quantize(step, rounding="ROUND_DOWN"):
         raise InvalidAmount(f"amount {_shown(value)} has more than {minor_units} decimals")
     if amount == 0 and not allow_zero:

@@ -15,6 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -22,10 +23,19 @@ from django.utils.encoding import escape_uri_path
 
 from .exceptions import CurrencyNotAllowed, InvalidRequest, UnknownPlayer, UnknownSession, WrongWalletMode
 from .locks import lock_operator, lock_wallets
-from .models import Currency, LedgerTransaction, Operator, OperatorAPICall, OperatorAPIKey, Player, PlayerSession
+from .models import (
+    Account,
+    Currency,
+    LedgerTransaction,
+    Operator,
+    OperatorAPICall,
+    OperatorAPIKey,
+    Player,
+    PlayerSession,
+)
 from .money import parse_amount
 from .selectors import wallets_of
-from .services import deposit, wallet_for, withdraw
+from .services import Posting, cashier_account, deposit, post, wallet_for, withdraw
 
 #: A player code or transfer id as operators send them: letters, digits and ``. _ -``, 1-64.
 CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -128,6 +138,46 @@ def upsert_player(*, operator, code, account_kind=Player.Kind.REAL, currencies=(
     return player, created
 
 
+#: Rows per statement of the bulk services (``create_players``, ``open_sessions``).
+BATCH = 5000
+
+
+@transaction.atomic(durable=True)
+def create_players(*, operator, players, currencies=()):
+    """Create those of ``operator``'s players ``players`` (``{code: account_kind}``) it does not hold
+    yet, each as ``upsert_player`` creates one (a Django user ``player:<game code>`` without a
+    usable password, the ``Player``, a wallet in each of ``currencies``: codes the operator may
+    use), and open the wallets among ``currencies`` that the players it holds lack; the players
+    found are left as they are otherwise. A few statements per ``BATCH`` players, whatever their
+    number (a simulation's thousands). Returns ``{code: Player}`` of every code of ``players``.
+    Raises ``InvalidRequest``, ``CurrencyNotAllowed``; nothing is written then."""
+    for code, account_kind in players.items():
+        _checked_code(code, "code")
+        if account_kind not in Player.Kind.values:
+            raise InvalidRequest(f"account_kind: one of {', '.join(Player.Kind.values)}")
+    wanted = _currencies(operator, currencies)
+    lock_operator(operator.pk)  # one writer of an operator's players at a time: no duplicate user
+    codes = list(players)
+    found = {p.code: p for i in range(0, len(codes), BATCH)
+             for p in Player.objects.filter(operator=operator, code__in=codes[i:i + BATCH])}
+    new = [code for code in codes if code not in found]
+    user_model = get_user_model()
+    users = user_model.objects.bulk_create(
+        [user_model(username=user_model.normalize_username(f"player:{operator.game_code(code)}"[:150]),
+                    password=make_password(None)) for code in new], batch_size=BATCH)
+    found.update(zip(new, Player.objects.bulk_create(
+        [Player(user=user, operator=operator, code=code, game_code=operator.game_code(code), account_kind=players[code])
+         for user, code in zip(users, new)], batch_size=BATCH)))
+    held = set(Account.objects.filter(kind=Account.Kind.WALLET, operator=operator, currency__in=wanted)
+               .values_list("player_id", "currency_id"))
+    journal = operator.wallet_mode == Operator.WalletMode.SEAMLESS
+    Account.objects.bulk_create([Account(kind=Account.Kind.WALLET, player=player, currency=currency, operator=operator,
+                                         journal=journal)
+                                 for player in found.values() for currency in wanted
+                                 if (player.pk, currency.pk) not in held], batch_size=BATCH)
+    return {code: found[code] for code in codes}
+
+
 def player_of(operator, code):
     """``operator``'s player ``code``; ``UnknownPlayer`` if it has none (whatever other operators have),
     also for a value that is no player code (``CODE``), which is looked up nowhere."""
@@ -176,6 +226,30 @@ def open_session(*, operator, player, currency):
         token_hash=token_hash(token), player=found, currency=wallet.currency, last_used_at=now,
         expires_at=now + timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS))
     return session, token
+
+
+@transaction.atomic(durable=True)
+def open_sessions(*, operator, players, currency):
+    """``open_session`` for each of ``operator``'s players ``players`` (codes) in ``currency``: their
+    sessions written in a few statements, whatever their number. Returns ``{code: token}``. Raises
+    ``UnknownPlayer``, ``CurrencyNotAllowed``; nothing is written then."""
+    codes = sorted(set(players))
+    found = {p.code: p for i in range(0, len(codes), BATCH)
+             for p in Player.objects.filter(operator=operator, code__in=codes[i:i + BATCH])}
+    held = set(Account.objects.filter(kind=Account.Kind.WALLET, operator=operator, currency_id=currency)
+               .values_list("player_id", flat=True))
+    for code in codes:
+        if code not in found:
+            raise UnknownPlayer(f"no player {str(code)[:64]!r}")
+        if found[code].pk not in held:
+            raise CurrencyNotAllowed(f"player {code} holds no {str(currency)[:8]} wallet")
+    tokens = {code: secrets.token_urlsafe(32) for code in codes}
+    now = timezone.now()
+    lifetime = timedelta(seconds=settings.PLAYER_SESSION_LIFETIME_SECONDS)
+    PlayerSession.objects.bulk_create([
+        PlayerSession(token_hash=token_hash(tokens[code]), player=found[code], currency_id=currency,
+                      last_used_at=now, expires_at=now + lifetime) for code in codes], batch_size=BATCH)
+    return tokens
 
 
 def revoke_session(*, operator, token):
@@ -268,3 +342,36 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     entry = txn.entries.get(account=wallet)
     entry.account = wallet
     return txn, entry, created
+
+
+@transaction.atomic(durable=True)
+def transfers_in(*, operator, transfers):
+    """``transfer`` in (``direction`` ``in``) of many: ``transfers`` (``[(transfer_id, player code,
+    currency code, amount)]``), each the same ledger transaction ``transfer`` writes (key
+    ``transfer:<operator>:<transfer_id>``, a deposit from the operator's cashier, its memo), all
+    posted at once (``accounts.services.post``: a few statements, whatever their number; a
+    ``transfer_id`` already posted with the same body moves nothing again). Returns the
+    ``LedgerTransaction`` of each, in order. Raises what ``transfer`` raises; nothing is written
+    then."""
+    _check_transfer_mode(operator)
+    codes = sorted({player for _, player, _, _ in transfers})
+    players = {p.pk: p.code for i in range(0, len(codes), BATCH)
+               for p in Player.objects.filter(operator=operator, code__in=codes[i:i + BATCH])}
+    wallets = {(players[w.player_id], w.currency_id): w for w in Account.objects.filter(
+        kind=Account.Kind.WALLET, operator=operator, currency__in={c for _, _, c, _ in transfers})
+        .select_related("currency") if w.player_id in players}
+    cashiers, postings = {}, []
+    for transfer_id, code, currency, amount in transfers:
+        _checked_code(transfer_id, "transfer_id")
+        wallet = wallets.get((code, currency))
+        if wallet is None:
+            if code not in players.values():
+                raise UnknownPlayer(f"no player {str(code)[:64]!r}")
+            raise CurrencyNotAllowed(f"player {code} holds no {str(currency)[:8]} wallet")
+        if currency not in cashiers:
+            cashiers[currency] = cashier_account(currency=currency, operator=operator)
+        postings.append(Posting(key=f"transfer:{operator.code}:{transfer_id}", kind=LedgerTransaction.Kind.DEPOSIT,
+                                source=cashiers[currency], destination=wallet,
+                                amount=parse_amount(amount, wallet.currency.minor_units),
+                                memo=f"{operator.code} transfer {transfer_id}"))
+    return post(postings)

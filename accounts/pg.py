@@ -23,9 +23,9 @@ def lock_wallets_by_code(currency, codes):
             WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar AND p.game_code = ANY(%b::varchar[])
             ORDER BY a.id FOR UPDATE OF a""",
         [Account.Kind.WALLET.value, currency.pk, list(codes)])
-    wallets = instances(Account, [row[:width] for row in rows], WALLET_FIELDS)
+    wallets = instances(Account, [row[:width] for row in rows], WALLET_FIELDS, shared={"currency": currency})
     for wallet, player in zip(wallets, instances(Player, [row[width:] for row in rows], PLAYER_FIELDS)):
-        wallet.player, wallet.currency = player, currency
+        wallet.player = player
     return wallets
 
 
@@ -39,7 +39,4 @@ def wallets(currency, player_ids):
             FROM unnest(%s::bigint[]) AS p(id) JOIN {Account._meta.db_table} AS a ON a.player_id = p.id
             WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar""",
         [number_array(player_ids), Account.Kind.WALLET.value, currency.pk], planner=BY_KEY)
-    found = instances(Account, rows, WALLET_FIELDS)
-    for wallet in found:
-        wallet.currency = currency
-    return found
+    return instances(Account, rows, WALLET_FIELDS, shared={"currency": currency})

@@ -18,7 +18,7 @@ from . import chain
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
 from .money import parse_amount
-from .sql import BY_KEY, array_sql, execute_binary
+from .sql import BY_KEY, array_sql, execute_binary, instances
 
 Kind = LedgerTransaction.Kind
 
@@ -44,8 +44,9 @@ def _validated(posting):
         raise CurrencyMismatch(f"{posting.key}: an account of one operator cannot pay another operator's")
     if src.pk == dst.pk:
         raise IdempotencyConflict(f"{posting.key}: source and destination are the same account")
-    minor_units = src.currency.minor_units
-    amount = parse_amount(posting.amount, minor_units)
+    amount = parse_amount(posting.amount, src.currency.minor_units)
+    if type(posting.amount) is Decimal and amount == posting.amount and len(posting.memo) <= 255:
+        return posting  # valid as it is: a bulk post's many postings are not copied
     return Posting(posting.key, posting.kind, src, dst, amount, posting.memo[:255])
 
 
@@ -55,20 +56,12 @@ def _same_movement(existing, posting):
             and legs == {(posting.source.pk, -posting.amount), (posting.destination.pk, posting.amount)})
 
 
-#: ``LedgerTransaction``'s columns in model order: ``from_db`` builds a written transaction from them
-#: (positional, cheaper than keyword ``__init__`` for the many transactions of a bulk post).
-_TRANSACTION_FIELDS = ("id", "key", "kind", "currency_id", "memo", "created_at", "prev_hash", "chain_hash")
-
-
-def _wallet_ids(postings):
-    """The pks of the player wallets ``postings`` touch, in lock order (ascending)."""
-    return sorted({a.pk for p in postings for a in (p.source, p.destination) if a.is_wallet})
-
-
-def _locked_ids(postings):
-    """The pks of the accounts a post locks, in lock order (ascending): the wallets, and the chain
-    account of a posting that touches none (``accounts.chain.chain_account``: its source)."""
-    return sorted({*_wallet_ids(postings), *(chain.chain_account(p.source, p.destination) for p in postings)})
+def _locked_ids(postings, chains):
+    """The pks of the accounts a post locks, in lock order (ascending): the wallets ``postings``
+    touch, and ``chains`` (each posting's ``accounts.chain.chain_account``: the source of a
+    posting that touches no wallet)."""
+    wallet = Account.Kind.WALLET.value
+    return sorted({*(a.pk for p in postings for a in (p.source, p.destination) if a.kind == wallet), *chains})
 
 
 def post(postings, *, allow_negative=False):
@@ -111,13 +104,14 @@ def _post(postings, allow_negative, write):
     taken = [p.key for p in postings if p.key not in written]
     existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=taken).prefetch_related("entries")}
                 if taken else {})
-    result, alias = [], connection.alias  # the alias read once: each read goes through a thread-local
+    fresh = [p for p in postings if p.key in written]
+    made = dict(zip([p.key for p in fresh], instances(LedgerTransaction, [
+        (pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash))
+        for p in fresh for pk, prev_hash, chain_hash in [written[p.key]]])))
+    result = []
     for p in postings:
-        if p.key in written:
-            pk, prev_hash, chain_hash = written[p.key]
-            txn = LedgerTransaction.from_db(alias, _TRANSACTION_FIELDS, (
-                pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash)))
-        else:
+        txn = made.get(p.key)
+        if txn is None:
             txn = existing[p.key]
             if not _same_movement(txn, p):
                 raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
@@ -132,6 +126,21 @@ def _post(postings, allow_negative, write):
 #: Postings per call up to which the PostgreSQL statement is prepared (parsed and planned once
 #: per connection and batch size); bigger batches are planned for their own array sizes.
 PREPARED_UP_TO = 16
+
+
+def _field_sql(expression):
+    """The SQL of ``accounts.chain.field`` of ``expression`` (a text): ``ledger_field``'s body
+    (migration 0008) written out, since PostgreSQL inlines no call of it whose argument is more
+    than a column (its parameter appears twice), and a call per field and posting was most of a
+    bulk post's hashing."""
+    return f"length(coalesce({expression}, '')) || ':' || coalesce({expression}, '')"
+
+
+#: The content a posting's link hashes (``accounts.chain.content``), in ``_POST_SQL``'s names.
+_CONTENT_SQL = " || ".join(_field_sql(expression) for expression in (
+    "f.key", "f.kind", "f.currency_id", "f.memo", "%(micros)b::bigint::text",
+    "s.account::text", "s.amount::numeric(20, 4)::text", "s.balance_after::numeric(20, 4)::text",
+    "d.account::text", "d.amount::numeric(20, 4)::text", "d.balance_after::numeric(20, 4)::text"))
 
 #: ``_post_postgresql``'s statement; ``{locks}`` and the other fields are ``array_sql`` arrays.
 #: Every account it locks (``_locked_ids``) is locked first, in id order; then the keys already
@@ -162,13 +171,7 @@ leg AS MATERIALIZED (
         AS e(account, amount, n)
     LEFT JOIN locked l ON l.id = e.account),
 linked AS MATERIALIZED (
-    SELECT f.key, f.n, f.chain, h.chain_head AS head, ledger_chain(h.chain_head, convert_to(
-               ledger_field(f.key) || ledger_field(f.kind) || ledger_field(f.currency_id) || ledger_field(f.memo)
-               || ledger_field(%(micros)b::bigint::text)
-               || ledger_field(s.account::text) || ledger_field(s.amount::numeric(20, 4)::text)
-               || ledger_field(s.balance_after::numeric(20, 4)::text)
-               || ledger_field(d.account::text) || ledger_field(d.amount::numeric(20, 4)::text)
-               || ledger_field(d.balance_after::numeric(20, 4)::text), 'UTF8'))
+    SELECT f.key, f.n, f.chain, h.chain_head AS head, ledger_chain(h.chain_head, convert_to({_CONTENT_SQL}, 'UTF8'))
            OVER (PARTITION BY f.chain ORDER BY f.n) AS chain_hash
     FROM fresh f JOIN leg s ON s.n = 2 * f.n JOIN leg d ON d.n = 2 * f.n + 1 JOIN locked h ON h.id = f.chain),
 txn AS (
@@ -221,8 +224,9 @@ def _post_postgresql(postings, allow_negative, now):
     then wrote nothing)."""
     spread = len(postings) <= PREPARED_UP_TO
     fields, params = {}, {"now": now, "micros": chain.microseconds(now), "allow_negative": allow_negative}
+    chains = [chain.chain_account(p.source, p.destination) for p in postings]
     for name, values, sql_type in (
-            ("locks", _locked_ids(postings), "bigint"),
+            ("locks", _locked_ids(postings, chains), "bigint"),
             ("keys", [p.key for p in postings], "varchar"),
             ("kinds", [p.kind for p in postings], "varchar"),
             ("currencies", [p.source.currency_id for p in postings], "varchar"),
@@ -230,7 +234,7 @@ def _post_postgresql(postings, allow_negative, now):
             ("sources", [p.source.pk for p in postings], "bigint"),
             ("destinations", [p.destination.pk for p in postings], "bigint"),
             ("amounts", [p.amount for p in postings], "numeric"),
-            ("chains", [chain.chain_account(p.source, p.destination) for p in postings], "bigint")):
+            ("chains", chains, "bigint")):
         fields[name], values = array_sql(name, values, sql_type, spread=spread)
         params.update(values)
     try:
@@ -257,7 +261,8 @@ def _post_portable(postings, allow_negative, now):
     ... FOR UPDATE`` in pk order), skip the keys already taken, check and compute the balances and
     the chains' links (``accounts.chain``) here, then write with ``executemany``. Returns what
     ``_post_postgresql`` returns."""
-    locked = list(Account.objects.select_for_update().filter(pk__in=_locked_ids(postings)).order_by("pk")
+    chains = [chain.chain_account(p.source, p.destination) for p in postings]
+    locked = list(Account.objects.select_for_update().filter(pk__in=_locked_ids(postings, chains)).order_by("pk")
                   .values_list("pk", "kind", "balance", "negative_flagged", "journal", "chain_head"))
     journals = {pk for pk, _, _, _, journal, _ in locked if journal}
     wallets = {pk: [balance, flagged] for pk, kind, balance, flagged, _, _ in locked if kind == Account.Kind.WALLET}

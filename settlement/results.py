@@ -15,12 +15,14 @@ from tables.validation import check_json
 from wagering.records import check_record
 
 from . import plans
+from .memory import without_cyclic_gc
 from .selectors import corrected_records
 from .tasks import settle_round
 
 logger = logging.getLogger(__name__)
 
 
+@without_cyclic_gc
 @transaction.atomic
 def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=None):
     """Take the round record of a CLOSED round (docs/round-record.md): validate it (``check_record``;

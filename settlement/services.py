@@ -32,6 +32,7 @@ from wallets.port import move
 
 from . import audit, exception_report, plans
 from .exceptions import AlreadyResettled, RecordUnchanged
+from .memory import without_cyclic_gc
 from .models import Alert, ExceptionEntry, OperatorAction, RoundCorrection, SettlementDetail
 from .seals import seal_after_commit
 from .selectors import effective_record
@@ -125,6 +126,7 @@ def _fail(round_, reason):
 
 # --- settle ---------------------------------------------------------------------------------------
 
+@without_cyclic_gc
 @transaction.atomic(durable=True)
 def settle_round(*, round_id):
     """Settle a RESULTED round (RULES 5, 8; docs/round-record.md "Result") by the rules engine, in one
@@ -181,6 +183,7 @@ def _checked_correction(round_, corrected_record):
     return checked
 
 
+@without_cyclic_gc
 @transaction.atomic(durable=True)
 def resettle_round(*, round_id, corrected_record, reason, actor, actor_user=None, after_correction=None):
     """Settle a corrected round record after a misread card is proven (RULES 10), keeping the
@@ -231,7 +234,7 @@ def _resettle_locked(round_, result, plan, bets, n, label, user):
     whose return changed, posted)``: ``posted`` the ledger transactions written
     (``wallets.port.move``)."""
     counted = Bet.objects.filter(round=round_, state=Bet.State.SETTLED)
-    before = rollups.figures_of(counted)
+    before = rollups.figures_of(counted, planner=rollups.ONE_ROUND)
     diffs = {rid: r.returned - (bets[rid].returned or 0) for rid, r in result.bets.items()}
     diffs = {rid: d for rid, d in diffs.items() if d}
     wallets, houses = round_money(round_, {bets[rid].player_id for rid in diffs})
@@ -241,7 +244,7 @@ def _resettle_locked(round_, result, plan, bets, n, label, user):
                    for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
     _write_results(round_, plan, n, timezone.now())
-    rollups.record(rollups.difference(rollups.figures_of(counted), before))
+    rollups.record(rollups.difference(rollups.figures_of(counted, planner=rollups.ONE_ROUND), before))
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()
     seal_after_commit(round_)

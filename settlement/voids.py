@@ -79,7 +79,7 @@ def _void_locked(round_, reason, label, user):
     Raises ``IllegalTransition``."""
     settled, state_before = round_.state == State.SETTLED, round_.state
     before = exception_report.round_money(round_)
-    counted = rollups.figures_of(round_.bets.all())
+    counted = rollups.figures_of(round_.bets.all(), planner=rollups.ONE_ROUND)
     if round_.state == State.RESULTED:
         plans.forget(round_)  # its settlement, now never written
     round_.transition(State.VOIDED)
@@ -89,7 +89,7 @@ def _void_locked(round_, reason, label, user):
         events, posted = refund_bets(round_, list(round_.bets.filter(state__in=[Bet.State.PLACED, Bet.State.ACCEPTED])
                                                   .prefetch_related("extras")), actor=label, actor_user=user)
     round_.save(update_fields=["state", "voided_at"])
-    rollups.record(rollups.difference(rollups.figures_of(round_.bets.all()), counted))
+    rollups.record(rollups.difference(rollups.figures_of(round_.bets.all(), planner=rollups.ONE_ROUND), counted))
     if settled:
         rollups.round_reversed(round_)
     if round_.closed_at is None:

@@ -30,6 +30,7 @@ from django.db.models import Count, DateField, Func, Sum
 from django.utils import timezone
 
 from accounts.models import Account, LedgerEntry, LedgerTransaction, Operator
+from accounts.sql import values_list_rows
 
 from .models import Bet, DailyAdjustment, DailyPlayer, DailyRollup, DailyRound
 
@@ -86,15 +87,25 @@ class Figures:
 COLUMNS = tuple(f.name for f in fields(Figures))
 
 
-def figures_of(bets):
+#: Planner settings (``accounts.sql.values_list_rows``) of ``figures_of`` over ONE round's bets
+#: (thousands of them): each bet's player reached through its primary key (memoized per player)
+#: and the groups hashed, so that the read costs the round's bets, never a scan of every player
+#: (which the planner, misjudging how many bets a round holds, would choose), nor a sort.
+ONE_ROUND = {"jit": "off", "enable_hashjoin": "off", "enable_mergejoin": "off", "enable_sort": "off",
+             "max_parallel_workers_per_gather": "0"}
+
+
+def figures_of(bets, *, planner=None):
     """``{key: Figures}`` (``KEY``) of the closed bets among ``bets`` (a ``Bet`` queryset): a
     SETTLED bet counts its staked (from its settlement detail: stake and every extra stake) and
     returned, and the RTP's measure; a REFUNDED bet what it got back. One grouped query of the
-    bets (joined to their players' operators for the day) and one of their few distinct details."""
-    rows = list(bets.filter(state__in=[Bet.State.SETTLED, Bet.State.REFUNDED]).order_by()
-                .values_list(BET_DAY, "player__operator_id", "table_id", "currency_id", "type", "state",
-                             "settlement_id")
-                .annotate(n=Count("id"), stake=Sum("stake"), returned=Sum("returned")))
+    bets (joined to their players' operators for the day), run with ``planner`` settings
+    (``ONE_ROUND`` for one round's bets, inside a transaction), and one of their few distinct
+    details."""
+    rows = values_list_rows(bets.filter(state__in=[Bet.State.SETTLED, Bet.State.REFUNDED]).order_by()
+                            .values_list(BET_DAY, "player__operator_id", "table_id", "currency_id", "type", "state",
+                                         "settlement_id")
+                            .annotate(n=Count("id"), stake=Sum("stake"), returned=Sum("returned")), planner=planner)
     detail_model = Bet._meta.get_field("settlement").related_model
     details = dict(detail_model.objects.filter(pk__in={r[6] for r in rows if r[5] == Bet.State.SETTLED})
                    .values_list("pk", "detail"))
@@ -158,7 +169,7 @@ def record(changes):
 def round_settled(round_):
     """``round_`` (locked) was just settled: add its settled bets to the rollups and count it on
     each day and operator they belong to (``DailyRound``). Returns what was added."""
-    added = figures_of(Bet.objects.filter(round=round_, state=Bet.State.SETTLED))
+    added = figures_of(Bet.objects.filter(round=round_, state=Bet.State.SETTLED), planner=ONE_ROUND)
     record(added)
     DailyRound.objects.bulk_create(
         [DailyRound(day=day, operator_id=operator, table_id=table, currency_id=currency, round=round_)

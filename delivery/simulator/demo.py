@@ -1,7 +1,8 @@
 """Idempotent demo set-up: currencies, one table per variant and currency with limits per bet type,
 the demo operators, and their demo players, created and funded as an operator does it (the
 operator services: players, then, in transfer mode, transfers into their wallets; a seamless
-operator's players keep their money in its own wallet)."""
+operator's players keep their money in its own wallet), in bulk: a few statements for thousands
+of players."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +11,8 @@ from decimal import Decimal
 from django.db import transaction
 
 from accounts.models import Account, Currency, LedgerTransaction, Operator, Player
-from accounts.operators import create_operator, open_session, players_in_session, transfer, upsert_player
+from accounts.operators import create_operator, create_players, players_in_session, transfers_in
+from accounts.operators import open_sessions as open_player_sessions
 from tables.engine import ruleset
 from tables.models import Studio, Table, TableLimit, default_studio
 from tables.studios import agree
@@ -115,8 +117,9 @@ def _codes(kind: str, count: int) -> list[str]:
 def ensure_players(count: int, currencies, run_tag: str, operators) -> dict[str, list[DemoPlayer]]:
     """Make sure ``count`` demo players exist per currency group, spread over ``operators`` (player
     ``i`` of a group is ``operators[i % n]``'s), created and funded through the operator services
-    (``upsert_player``, then a ``transfer`` in per wallet), as an operator in transfer mode does; a
-    seamless operator's players are only created (their money is at its wallet).
+    (``create_players``, then ``transfers_in``: one ``transfer`` in per wallet, each operator's
+    at once), as an operator in transfer mode does; a seamless operator's players are only
+    created (their money is at its wallet).
 
     Real-money currencies (EUR/USD) share one group: 80% real accounts (``demo-real-NNNN``, a
     wallet in each real currency, every tenth with a short deposit) and 20% trial accounts
@@ -133,49 +136,57 @@ def ensure_players(count: int, currencies, run_tag: str, operators) -> dict[str,
     if "FUN" in currencies:
         groups["fun"] = (_codes("fun", count), Player.Kind.REAL, ["FUN"])
     owner = {code: operators[i % len(operators)] for codes, _, _ in groups.values() for i, code in enumerate(codes)}
-    players = {(p.operator_id, p.code): p for p in Player.objects.filter(operator__in=operators, code__in=owner)}
-    balances = {(w.player_id, w.currency_id): w.balance for w in Account.objects.filter(
-        kind=Account.Kind.WALLET, player__in=players.values())}
     funded = set(LedgerTransaction.objects.filter(key__startswith="transfer:", key__contains=":demo-")
                  .values_list("key", flat=True))
-    out = {c: [] for c in currencies}
+    out, transfers = {c: [] for c in currencies}, {operator.pk: [] for operator in operators}
     for group, (codes, kind, group_currencies) in groups.items():
+        players = {}
+        for operator in operators:
+            players.update(create_players(operator=operator, players={c: kind for c in codes if owner[c] is operator},
+                                          currencies=group_currencies))
+        balances = {(w.player_id, w.currency_id): w.balance for w in Account.objects.filter(
+            kind=Account.Kind.WALLET, operator__in=operators, currency__in=group_currencies)}
         for i, code in enumerate(codes):
-            operator = owner[code]
-            player = players.get((operator.pk, code))
-            if player is None or any((player.pk, c) not in balances for c in group_currencies):
-                player, _ = upsert_player(operator=operator, code=code, account_kind=kind, currencies=group_currencies)
+            operator, player = owner[code], players[code]
             amount = SHORT_DEPOSIT if group == "real" and i % 10 == 9 else DEPOSIT
             for currency in group_currencies:
                 if operator.wallet_mode == Operator.WalletMode.TRANSFER:
-                    _fund(operator, player, currency, amount, balances, funded, run_tag)
+                    transfers[operator.pk] += _funding(operator, player, currency, amount, balances, funded, run_tag)
                 out[currency].append(DemoPlayer(player.game_code, group))
+    for operator in operators:
+        if transfers[operator.pk]:
+            transfers_in(operator=operator, transfers=transfers[operator.pk])
     return out
 
 
-def _fund(operator, player, currency, amount, balances, funded, run_tag):
-    """Transfer ``player``'s first deposit ``demo-<code>-<currency>`` in, once; later, top up a
-    wallet below a quarter of ``amount`` (``demo-topup-<code>-<currency>-<run_tag>``)."""
+def _funding(operator, player, currency, amount, balances, funded, run_tag):
+    """The transfer in (``[(transfer id, player code, currency, amount)]``, empty or one) that
+    ``player``'s wallet in ``currency`` needs: its first deposit ``demo-<code>-<currency>``, once;
+    later, the top-up of a wallet below a quarter of ``amount``
+    (``demo-topup-<code>-<currency>-<run_tag>``)."""
     first = f"demo-{player.code}-{currency}"
     if f"transfer:{operator.code}:{first}" not in funded:
-        transfer(operator=operator, transfer_id=first, player=player.code, currency=currency, amount=amount,
-                 direction="in")
-    elif balances[player.pk, currency] < amount / 4:  # broke after an earlier run: top it up
-        transfer(operator=operator, transfer_id=f"demo-topup-{player.code}-{currency}-{run_tag}", player=player.code,
-                 currency=currency, amount=amount - balances[player.pk, currency], direction="in")
+        return [(first, player.code, currency, amount)]
+    balance = balances[player.pk, currency]
+    if balance < amount / 4:  # broke after an earlier run: top it up
+        return [(f"demo-topup-{player.code}-{currency}-{run_tag}", player.code, currency, amount - balance)]
+    return []
 
 
 def open_sessions(pool) -> int:
     """Open a session of the player API for every player of ``pool`` (``ensure_players``'s
     ``{currency: [DemoPlayer]}``) in that currency, as its operator does when the player comes to
-    play (``accounts.operators.open_session``); a player with a live session in it keeps that one.
-    The game server takes bets only from players in session. Returns the number opened."""
+    play (``accounts.operators.open_sessions``: each operator's at once); a player with a live
+    session in it keeps that one. The game server takes bets only from players in session.
+    Returns the number opened."""
     opened = 0
     for currency, players in pool.items():
         found = list(Player.objects.filter(game_code__in=[p.code for p in players]).select_related("operator"))
         live = players_in_session([p.pk for p in found], currency)
+        by_operator = {}
         for player in found:
             if player.pk not in live:
-                open_session(operator=player.operator, player=player.code, currency=currency)
-                opened += 1
+                by_operator.setdefault(player.operator_id, (player.operator, []))[1].append(player.code)
+        for operator, codes in by_operator.values():
+            opened += len(open_player_sessions(operator=operator, players=codes, currency=currency))
     return opened

@@ -1,6 +1,7 @@
 """``accounts.sql``: statements with binary parameters, number arrays as literals, and planner
-settings that hold for one statement only; the wallets of many players read through them
-(``accounts.selectors.player_wallets``) and locked (``accounts.locks.lock_wallets``)."""
+settings that hold for one statement only; model instances of rows (``instances``); the wallets of
+many players read through them (``accounts.selectors.player_wallets``) and locked
+(``accounts.locks.lock_wallets``)."""
 
 from decimal import Decimal
 
@@ -8,8 +9,9 @@ import pytest
 from django.db import DataError, IntegrityError, transaction
 
 from accounts.locks import lock_wallets
+from accounts.models import Account, LedgerTransaction
 from accounts.selectors import player_wallets
-from accounts.sql import BY_KEY, execute_binary, insert_rows, number_array
+from accounts.sql import BY_KEY, execute_binary, insert_rows, instances, number_array
 from tests.factories import CurrencyFactory, PlayerFactory, fund, wallet_for
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +84,25 @@ def test_insert_rows_writes_what_bulk_create_writes_and_gives_the_keys_in_order(
         insert_rows(WalletMovement, [WalletMovement(key="insert-rows-0", call="credit", kind="payout",
                                                     operator_id=player.operator_id, player=player,
                                                     currency_id=wallet.currency_id, amount=Decimal(1))])
+
+
+def test_instances_are_loaded_rows_whose_other_fields_are_deferred_and_whose_shared_relations_are_set(
+        django_assert_num_queries):
+    eur = CurrencyFactory(code="EUR")
+    alice = PlayerFactory(funded="10.00")
+    stored = Account.objects.get(player=alice, currency=eur)
+    names = {"id", "kind", "balance"}
+    columns = [f.attname for f in Account._meta.concrete_fields if f.attname in names]
+    [wallet] = instances(Account, [tuple(getattr(stored, c) for c in columns)], names, shared={"currency": eur})
+    with django_assert_num_queries(0):
+        assert (wallet.pk, wallet.balance, wallet.is_wallet) == (stored.pk, Decimal("10.00"), True)
+        assert wallet.currency is eur
+        assert not wallet._state.adding and wallet._state.db == "default"
+    assert wallet.get_deferred_fields() >= {"player_id", "operator_id"}
+    with django_assert_num_queries(1):  # a deferred field is loaded when read, as a queryset's would be
+        assert wallet.player_id == alice.pk
+    [transaction_] = instances(LedgerTransaction, [tuple(
+        getattr(t, f.attname) for f in LedgerTransaction._meta.concrete_fields)
+        for t in LedgerTransaction.objects.filter(entries__account=stored)])
+    assert transaction_ == LedgerTransaction.objects.get(entries__account=stored)
+    assert transaction_.get_deferred_fields() == set()

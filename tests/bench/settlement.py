@@ -9,8 +9,9 @@ process whose peak memory, /proc VmHWM, is read) and times it from send to SETTL
 set-up's writes are vacuumed and analyzed (``common.quiesce``, as autovacuum would soon after a
 bulk load: without it, first runs on a fresh database measured 17,196-21,470 bets/s, with it
 23,506-25,176, in the same hour). Beside it, the
-floor: the same bet updates, bet details and ledger rows (transactions, entries with the wallets'
-balance_after, wallet balances) written by one hand-written SQL transaction,
+floor: the same bet updates, bet details and ledger rows (transactions linked into their wallets'
+hash chains, entries with the wallets' balance_after, wallet balances and chain heads) written by
+one hand-written SQL transaction,
 with the commit's deferred foreign-key checks, on an identical copy of the boundless round. Also
 prints the share of the boundless settlement's bet updates PostgreSQL made in place (HOT updates,
 ``wagering`` migration 0003), and the rollups' share of the settle: ``wagering.rollups.round_settled``
@@ -54,7 +55,7 @@ def _take(round_, record):
 
     report_play(round_id=round_.pk, events=scan_events(record), actor="bench")  # dealt: its cards scanned
     start = time.perf_counter()
-    with mock.patch.object(settle_round, "delay_on_commit"):
+    with mock.patch.object(settle_round, "delay"):
         record_result(round_id=round_.pk, record=record)
     return time.perf_counter() - start
 
@@ -177,11 +178,15 @@ def _floor(round_, wallets, house):
     as array literals and texts in binary, wallets reached by index as settle reaches them
     (``accounts.sql``, ``BY_KEY``; results and their details computed by
     the engine and ``settlement.details`` beforehand, not timed): the round's distinct details,
-    bets pointing at them, payout transactions, entries with the wallets' ``balance_after``
-    (read under the lock), wallet balances, then the deferred foreign-key checks a commit runs
-    (``SET CONSTRAINTS ALL IMMEDIATE``) before the rollback. Returns seconds."""
+    bets pointing at them, payout transactions linked into their wallets' hash chains
+    (``accounts.chain``: ``prev_hash`` and ``chain_hash`` computed here from the heads read under
+    the lock), entries with the wallets' ``balance_after`` (read under the lock), wallet balances
+    and chain heads, then the deferred foreign-key checks a commit runs (``SET CONSTRAINTS ALL
+    IMMEDIATE``) before the rollback. Returns seconds."""
     from django.db import transaction
+    from django.utils import timezone
 
+    from accounts import chain
     from accounts.sql import BY_KEY, execute_binary, number_array
     from settlement.details import distinct_details
     from tables.engine import settle
@@ -197,14 +202,22 @@ def _floor(round_, wallets, house):
     paid = [(pk, ret) for pk, _, ret in rows if ret]
     dest = [wallets[players[pk]].pk for pk, _ in paid]
     amounts = [ret for _, ret in paid]
+    keys = [f"floor-payout:{pk}" for pk, _ in paid]
     start = time.perf_counter()
     with transaction.atomic():
-        balances = dict(execute_binary("SELECT id, balance FROM accounts_account WHERE id = ANY(%b::bigint[]) "
-                                       "ORDER BY id FOR UPDATE", [sorted(set(dest))], planner=BY_KEY))
-        after = []
-        for w, x in zip(dest, amounts):
+        now = timezone.now()
+        locked = execute_binary("SELECT id, balance, chain_head FROM accounts_account WHERE id = ANY(%b::bigint[]) "
+                                "ORDER BY id FOR UPDATE", [sorted(set(dest))], planner=BY_KEY)
+        balances = {pk: balance for pk, balance, _ in locked}
+        heads = {pk: chain.as_bytes(head) for pk, _, head in locked}
+        after, links = [], []
+        for key, w, x in zip(keys, dest, amounts):
             balances[w] += x
             after.append(balances[w])
+            prev = heads[w]
+            heads[w] = chain.link(prev, chain.content(key=key, kind="payout", currency_id="EUR", memo="",
+                                                      created_at=now, legs=[(house.pk, -x, None), (w, x, balances[w])]))
+            links.append((prev, heads[w]))
         detail_ids = [row[0] for row in execute_binary(
             """INSERT INTO settlement_settlementdetail (round_id, correction, detail, settled_at)
                SELECT %b, 0, t::jsonb, now() FROM unnest(%b::text[]) WITH ORDINALITY AS x(t, n) ORDER BY n
@@ -217,17 +230,19 @@ def _floor(round_, wallets, house):
             [number_array(r[0] for r in rows), [r[1] for r in rows], number_array(r[2] for r in rows),
              number_array(detail_ids[n] for n in index), round_.pk])
         txn_ids = [row[0] for row in execute_binary(
-            """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at)
-               SELECT 'floor-payout:' || id, 'payout', 'EUR', '', now() FROM unnest(%b::bigint[]) WITH ORDINALITY
-               AS u(id, n) ORDER BY n RETURNING id""", [[pk for pk, _ in paid]])]
+            """INSERT INTO accounts_ledgertransaction (key, kind, currency_id, memo, created_at, prev_hash, chain_hash)
+               SELECT k, 'payout', 'EUR', '', %b, p, h FROM unnest(%b::text[], %b::bytea[], %b::bytea[])
+               WITH ORDINALITY AS u(k, p, h, n) ORDER BY n RETURNING id""",
+            [now, keys, [p for p, _ in links], [h for _, h in links]])]
         execute_binary("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
                           SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %b::numeric[])""",
                        [number_array(txn_ids * 2), number_array([house.pk] * len(paid) + dest),
                         number_array([-a for a in amounts] + amounts), [None] * len(paid) + after])
-        execute_binary("UPDATE accounts_account AS a SET balance = u.b FROM unnest(%s::bigint[], %s::numeric[]) "
-                       "AS u(id, b) WHERE a.id = u.id AND a.id = ANY(%s::bigint[])",
-                       [number_array(balances), number_array(balances.values()), number_array(balances)],
-                       planner=BY_KEY)
+        execute_binary("UPDATE accounts_account AS a SET balance = u.b, chain_head = u.h "
+                       "FROM unnest(%s::bigint[], %s::numeric[], %b::bytea[]) "
+                       "AS u(id, b, h) WHERE a.id = u.id AND a.id = ANY(%s::bigint[])",
+                       [number_array(balances), number_array(balances.values()), [heads[pk] for pk in balances],
+                        number_array(balances)], planner=BY_KEY)
         execute_binary("SET CONSTRAINTS ALL IMMEDIATE", [])  # what COMMIT would check
         transaction.set_rollback(True)  # the floor's rows are not kept (the round stays RESULTED)
     return time.perf_counter() - start
