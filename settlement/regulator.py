@@ -144,8 +144,8 @@ def movements_in(date_from, date_to, operator=None):
 
 
 def _range(date_from, date_to):
-    """``[start, end)``: the UTC midnights that start ``date_from`` and the day after ``date_to``
-    (the calendar's last instant past ``date.max``)."""
+    """``[start, end)``: the UTC midnights that start ``date_from`` and the day after ``date_to``;
+    for ``date.max``, which has no day after, the last instant of the calendar."""
     end = datetime.max.replace(tzinfo=UTC) if date_to == date.max else \
         datetime.combine(date_to + timedelta(days=1), time.min, tzinfo=UTC)
     return datetime.combine(date_from, time.min, tzinfo=UTC), end
