@@ -53,14 +53,21 @@ PORT ?= 8000
 WALLET_SANDBOX_PORT ?= 8100
 RUN_ARGS ?= --rounds 25 --boundless-players 50
 # The shell lines that start the background processes and stop them on exit (make run and make serve).
+# The wallet's log is emptied before the wallet starts (an earlier run's "operator wallet on" line
+# is not taken for this one's), and the wallet must have said it listens and still be running:
+# otherwise (e.g. its port is in use) make run/serve stop with its log and exit status 1.
+WALLET_DEAD = { cat wallet-sandbox.log; echo "make: the reference operator wallet did not start on port \
+$(WALLET_SANDBOX_PORT) (its log above): is the port in use? Choose another: WALLET_SANDBOX_PORT=..." >&2; exit 1; }
 START_BACKGROUND = \
+	: > wallet-sandbox.log; \
 	$(PY) -m operator_wallet --port $(WALLET_SANDBOX_PORT) --secret sandbox-secret > wallet-sandbox.log 2>&1 & wallet=$$!; \
 	if [ -n "$$CELERY_BROKER_URL" ]; then \
 	  $(VENV)/bin/celery -A config worker -l warning -c 2 -n run@%h & worker=$$!; \
 	  $(VENV)/bin/celery -A config beat -l warning --pidfile= & beat=$$!; \
 	fi; \
 	trap 'kill -TERM $$wallet $$worker $$beat 2>/dev/null; wait $$wallet $$worker $$beat 2>/dev/null' EXIT INT TERM; \
-	until grep -q "operator wallet on" wallet-sandbox.log; do kill -0 $$wallet || { cat wallet-sandbox.log; exit 1; }; sleep 0.1; done
+	until grep -q "operator wallet on" wallet-sandbox.log; do kill -0 $$wallet 2>/dev/null || $(WALLET_DEAD); sleep 0.1; done; \
+	kill -0 $$wallet 2>/dev/null || $(WALLET_DEAD)
 .PHONY: serve
 run: install .env
 	$(PY) manage.py migrate --noinput

@@ -70,21 +70,37 @@ class Call:
     reference: str | None = None
 
 
+def _unique_keys(pairs):
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise BadCall(f"the body repeats the key(s) {sorted({k for k in keys if keys.count(k) > 1})}")
+    return dict(pairs)
+
+
+def loads(body):
+    """The JSON value of ``body`` (bytes: UTF-8 JSON); ``BadCall`` when it is not UTF-8 JSON, is
+    nested too deep to read, or repeats a key in an object (which of the values would count?)."""
+    try:
+        return json.loads(body.decode(), object_pairs_hook=_unique_keys)
+    except BadCall:
+        raise
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BadCall("the body is not UTF-8 JSON (or is nested too deep)") from None
+
+
 def parse(name, body, currencies):
     """The ``Call`` ``name`` (one of ``CALLS``) that ``body`` (bytes) makes, its money read in
     ``currencies`` (``operator_wallet.money.Currencies``).
 
-    Raises ``BadCall`` when the body is not a UTF-8 JSON object with exactly the call's fields
-    (``ENVELOPE`` and ``FIELDS[name]``), each well formed: ``request_id`` a UUID in its 8-4-4-4-12
-    hex form, ``sent_at`` an ISO 8601 time in UTC, ids and player codes non-empty strings, the
-    currency one the wallet keeps, amounts per ``Currencies.amount`` (a debit's above zero),
-    ``kind`` one of the call's kinds, ``round`` and ``table`` a non-empty string, an integer or
-    null, ``bets`` a list of bet ids (non-empty strings or integers), a rollback's reference other
+    Raises ``BadCall`` when the body is not a UTF-8 JSON object (``loads``: no key repeated)
+    with exactly the call's fields (``ENVELOPE`` and ``FIELDS[name]``), each well formed:
+    ``request_id`` a UUID in its 8-4-4-4-12 hex form, ``sent_at`` an ISO 8601 time in UTC, ids
+    and player codes non-empty strings without a NUL character, the currency one the wallet
+    keeps, amounts per ``Currencies.amount`` (a debit's above zero), ``kind`` one of the call's
+    kinds, ``round`` and ``table`` a non-empty string, an integer or null, ``bets`` a list of bet
+    ids (non-empty strings or integers), a rollback's reference other
     than its own id."""
-    try:
-        data = json.loads(body.decode())
-    except (UnicodeDecodeError, ValueError):
-        raise BadCall("the body is not UTF-8 JSON") from None
+    data = loads(body)
     if not isinstance(data, dict):
         raise BadCall("the body is not a JSON object")
     keys = _KEYS[name]
@@ -112,6 +128,8 @@ def parse(name, body, currencies):
     bets = fields["bets"]
     if not isinstance(bets, list) or not all(_is_id(bet) for bet in bets):
         raise BadCall("bets must be a list of bet ids (non-empty strings or integers)")
+    for bet in bets:
+        _no_nul(bet, "bets")
     try:
         amount = currencies.amount(currency, fields["amount"])
     except ValueError as error:
@@ -137,7 +155,13 @@ def _nonempty(fields, key):
     value = fields[key]
     if not isinstance(value, str) or not value:
         raise BadCall(f"{key} must be a non-empty string")
+    _no_nul(value, key)
     return value
+
+
+def _no_nul(value, key):
+    if isinstance(value, str) and "\x00" in value:
+        raise BadCall(f"{key} must not contain a NUL character")
 
 
 def _is_id(value):
@@ -147,3 +171,4 @@ def _is_id(value):
 def _optional_id(fields, key):
     if fields[key] is not None and not _is_id(fields[key]):
         raise BadCall(f"{key} must be a non-empty string, an integer or null")
+    _no_nul(fields[key], key)

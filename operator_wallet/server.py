@@ -14,7 +14,7 @@ import json
 
 from aiohttp import web
 
-from operator_wallet.protocol import CALLS, SIGNATURE_HEADER, BadCall, parse, signed
+from operator_wallet.protocol import CALLS, SIGNATURE_HEADER, BadCall, loads, parse, signed
 
 JSON = "application/json"
 
@@ -161,10 +161,7 @@ def _drop(request):
 
 
 async def _json_object(request):
-    try:
-        data = json.loads(await request.read())
-    except ValueError:
-        raise ValueError("the body is not JSON") from None
+    data = loads(await request.read())  # BadCall: a ValueError
     if not isinstance(data, dict):
         raise ValueError("the body is not a JSON object")
     return data

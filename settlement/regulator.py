@@ -19,7 +19,7 @@ decimal string in the currency's minor units; times are ISO 8601 in UTC.
 
 import hashlib
 import json
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from django.utils import timezone
@@ -144,8 +144,11 @@ def movements_in(date_from, date_to, operator=None):
 
 
 def _range(date_from, date_to):
-    return (datetime.combine(date_from, time.min, tzinfo=UTC),
-            datetime.combine(date_to + timedelta(days=1), time.min, tzinfo=UTC))
+    """``[start, end)``: the UTC midnights that start ``date_from`` and the day after ``date_to``;
+    for ``date.max``, which has no day after, the last instant of the calendar."""
+    end = datetime.max.replace(tzinfo=UTC) if date_to == date.max else \
+        datetime.combine(date_to + timedelta(days=1), time.min, tzinfo=UTC)
+    return datetime.combine(date_from, time.min, tzinfo=UTC), end
 
 
 def _line(value):

@@ -28,7 +28,7 @@ from tables.models import Table
 from tables.rtp import expected_rtp, stored_report
 
 from .models import Bet, BetExtra, DailyRollup
-from .reports import GROUPS, Selection, daily_money, money_chart, report, rtp_series
+from .reports import GROUPS, Selection, daily_money, default_first_day, money_chart, report, rtp_series
 from .selectors import CSV_HEADER, bets_for_csv, with_money
 
 
@@ -274,7 +274,7 @@ class ReportAdmin(OperatorScoped, ReadOnlyAdmin):
         today = timezone.localtime(timezone.now(), _report_zone(request)).date()
         data = form.cleaned_data if form.is_valid() else {}
         day_to = data.get("date_to") or today
-        day_from = data.get("date_from") or day_to - timedelta(days=29)
+        day_from = data.get("date_from") or default_first_day(day_to)
         operator = data.get("operator") if is_provider(request) else None
         selection = Selection(day_from=day_from, day_to=day_to, operator_id=operator.pk if operator else None,
                               table=data.get("table") or None, currency=data.get("currency") or None,

@@ -6,6 +6,7 @@ major units; money of different currencies is never added (every row and total i
 """
 
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 
 from django.db.models import Count, F, Sum
@@ -19,6 +20,16 @@ ZERO = Decimal(0)
 #: How a report groups its rows: the dimension's lookup on the rollups' rows, and what it shows.
 GROUPS = {"day": "day", "table": "table__code", "operator": "operator__code", "currency": "currency_id"}
 MONEY = ("turnover", "returned", "refunded")
+
+
+#: How many days a report shows when it is given its last day only.
+DEFAULT_DAYS = 30
+
+
+def default_first_day(day_to):
+    """The first of the ``DEFAULT_DAYS`` days that end on ``day_to`` (a date), never before the
+    calendar's first day (``date.min``)."""
+    return date.fromordinal(max(day_to.toordinal() - (DEFAULT_DAYS - 1), date.min.toordinal()))
 
 
 @dataclass

@@ -22,7 +22,7 @@ was kept. Money is ``Decimal`` in the currency's major units with its minor-unit
 """
 
 from dataclasses import astuple, dataclass, fields
-from datetime import datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
 from django.db import NotSupportedError, connection, transaction
@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from accounts.models import Account, LedgerEntry, LedgerTransaction, Operator
 from accounts.sql import values_list_rows
+from tables.models import Round
 
 from .models import Bet, DailyAdjustment, DailyPlayer, DailyRollup, DailyRound
 
@@ -220,26 +221,37 @@ class DayCheck:
     differences: list
 
 
-def _bounds(day, zone):
-    """``[start, end)`` of ``day`` in ``zone`` as aware datetimes."""
-    start = datetime.combine(day, time.min, tzinfo=zone)
-    return start, datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)
+def _midnight(ordinal, zone):
+    """The instant (aware, UTC) that starts the day of proleptic ``ordinal`` in ``zone``; None
+    where that day or instant lies outside the years 1-9999: nothing is that early or late."""
+    try:
+        return datetime.combine(date.fromordinal(ordinal), time.min, tzinfo=zone).astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _within(field, day, zone):
+    """The lookups of ``field`` (a datetime column) within ``day`` in ``zone``: ``[start, end)``,
+    a bound beyond the calendar left out."""
+    start, end = _midnight(day.toordinal(), zone), _midnight(day.toordinal() + 1, zone)
+    return {**({f"{field}__gte": start} if start else {}), **({f"{field}__lt": end} if end else {})}
 
 
 def _recomputed(operator, day):
     """What ``operator``'s ``day`` should hold, from its bets and its ledger: ``(rollups, rounds,
-    players, adjustments)`` as ``_kept`` gives them."""
-    start, end = _bounds(day, operator.time_zone)
-    bets = Bet.objects.filter(player__operator=operator, placed_at__gte=start, placed_at__lt=end)
+    players, adjustments)`` as ``_kept`` gives them (the players of a round still open for betting
+    not yet: they count when betting closes)."""
+    zone = operator.time_zone
+    bets = Bet.objects.filter(player__operator=operator, **_within("placed_at", day, zone))
     rollups = {k: astuple(f) for k, f in figures_of(bets).items()}
     rounds = set(bets.filter(state=Bet.State.SETTLED).order_by()
                  .values_list(BET_DAY, "player__operator_id", "table_id", "currency_id", "round_id").distinct())
-    players = set(bets.order_by().values_list(BET_DAY, "player__operator_id", "table_id", "currency_id",
-                                              "player_id").distinct())
+    players = set(bets.exclude(round__state=Round.State.OPEN).order_by()  # counted when betting closes
+                  .values_list(BET_DAY, "player__operator_id", "table_id", "currency_id", "player_id").distinct())
     adjustments = {(day, operator.pk, currency): (n, total) for currency, n, total in
                    LedgerEntry.objects.filter(transaction__kind=LedgerTransaction.Kind.ADJUSTMENT,
                                               account__kind=Account.Kind.WALLET, account__operator=operator,
-                                              transaction__created_at__gte=start, transaction__created_at__lt=end)
+                                              **_within("transaction__created_at", day, zone))
                    .order_by().values_list("account__currency_id").annotate(n=Count("id"), total=Sum("amount"))}
     return rollups, rounds, players, adjustments
 
@@ -297,8 +309,8 @@ def rebuild(*, day_from, day_to, operators=None, write=True):
     ``DayCheck`` of every day with rows on either side."""
     checks = []
     operators = list(operators if operators is not None else Operator.objects.order_by("code"))
-    day = day_from
-    while day <= day_to:
+    for ordinal in range(day_from.toordinal(), day_to.toordinal() + 1):
+        day = date.fromordinal(ordinal)
         for operator in operators:
             with transaction.atomic():
                 if write and connection.vendor == "postgresql":
@@ -311,5 +323,4 @@ def rebuild(*, day_from, day_to, operators=None, write=True):
                     checks.append(DayCheck(day, operator.code, _differences(kept, recomputed)))
                     if write and checks[-1].differences:
                         _write(operator, day, recomputed)
-        day += timedelta(days=1)
     return checks

@@ -14,9 +14,8 @@ from django_filters.utils import translate_validation
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
-from rest_framework.renderers import JSONRenderer
 
-from delivery.api.common import SafeJSONParser, refuse_repeated_query_params
+from delivery.api.common import JSONOnly, SafeJSONParser, refuse_repeated_query_params
 from delivery.api.common import exception_handler as common_exception_handler
 from delivery.api.player.pagination import MAX_ID
 
@@ -34,12 +33,11 @@ def exception_handler(exc, context):
     return common_exception_handler(exc, context)
 
 
-class StrictAPIView(GenericAPIView):
+class StrictAPIView(JSONOnly, GenericAPIView):
     """Base of the player and operator views: JSON only (``?format=`` ignored, OPTIONS 405), the
     strict parser, and strict query strings: only the filter's and the paginator's parameters, each
     once, none empty, no NUL byte (400 otherwise)."""
 
-    renderer_classes = [JSONRenderer]
     parser_classes = [SafeJSONParser]
     metadata_class = None  # OPTIONS: 405
     filter_backends = []
@@ -52,9 +50,6 @@ class StrictAPIView(GenericAPIView):
     def allowed_methods(self):
         """The methods the view answers, for ``Allow``: OPTIONS left out (it answers 405)."""
         return [m for m in super().allowed_methods if m != "OPTIONS"]
-
-    def perform_content_negotiation(self, request, force=False):
-        return super().perform_content_negotiation(request, force=True)  # JSON, even for ?format=
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

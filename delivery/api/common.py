@@ -23,6 +23,7 @@ from rest_framework import exceptions as drf
 from rest_framework import serializers
 from rest_framework.authentication import get_authorization_header
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
@@ -46,6 +47,16 @@ class RequestTooLarge(drf.APIException):
 
 #: How long a client should wait before it sends again a request the database was too busy for.
 RETRY_AFTER_SECONDS = 1
+
+
+class JSONOnly:
+    """Mixin of every API's base view (game server, player, operator): answers, errors included,
+    are JSON whatever ``Accept`` or ``?format=`` asks for (never DRF's browsable HTML)."""
+
+    renderer_classes = [JSONRenderer]
+
+    def perform_content_negotiation(self, request, force=False):
+        return super().perform_content_negotiation(request, force=True)
 
 
 def _finite_float(text):

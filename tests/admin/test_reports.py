@@ -79,6 +79,14 @@ def test_bad_input_is_a_clear_error_not_a_crash(client, ab):
             "errornote" in response.content.decode(), query
 
 
+@pytest.mark.parametrize("page", [REPORT + "?", REPORT + "?format=csv&", REPORT + "rtp/?"])
+@pytest.mark.parametrize("dates", ["date_to=0001-01-01", "date_to=0001-01-29", "date_to=9999-12-31",
+                                   "date_from=0001-01-01&date_to=9999-12-31"])
+def test_the_first_and_last_days_of_the_calendar_are_a_report(client, ab, page, dates):
+    otp_login(client, ab.provider)
+    assert client.get(page + dates).status_code == 200
+
+
 def test_chart_js_is_the_vendored_npm_file():
     digest = hashlib.sha256(CHART_JS.read_bytes()).hexdigest()
     assert digest == "87364cc2b2a76a6684929e7d6b80b18a897794db38400caff1fcf1791c6925d2"

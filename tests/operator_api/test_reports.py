@@ -40,6 +40,13 @@ def test_the_daily_report_filters_and_refuses_bad_input(api, acme, shared_round)
         assert answer.status_code == 400 and answer.json()["code"] == "invalid_input", bad
 
 
+@pytest.mark.parametrize(("query", "days"), [("date_to=0001-01-01", 0), ("date_to=0001-01-29", 0),
+                                             ("date_from=0001-01-01&date_to=9999-12-31", 1)])
+def test_the_daily_report_takes_the_first_and_last_days_of_the_calendar(api, acme, shared_round, query, days):
+    answer = api.get(f"/api/operator/v1/reports/daily?{query}")
+    assert answer.status_code == 200 and len(answer.json()["days"]) == days
+
+
 def test_a_day_is_the_operators_day(api, acme, shared_round):
     Operator.objects.filter(pk=acme[0].pk).update(time_zone="Pacific/Kiritimati")  # UTC+14
     Bet.objects.filter(player__operator=acme[0]).update(placed_at=timezone.now().replace(hour=11))

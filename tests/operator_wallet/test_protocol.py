@@ -144,6 +144,39 @@ def test_a_body_that_is_not_json_or_not_declared_json_is_refused_with_400(wallet
     assert wallet.state()["counters"]["invalid"] == 3
 
 
+def _signed_post(wallet, name, content):
+    return wallet.http.post(f"/{name}", content=content,
+                            headers={"Content-Type": "application/json", "X-Signature": sign(content)})
+
+
+def test_a_deeply_nested_body_is_refused_with_400(wallet):
+    for content in (b"[" * 50_000, b'{"a": ' * 50_000):
+        response = _signed_post(wallet, "debit", content)
+        assert response.status_code == 400 and "JSON" in response.json()["error"]
+    assert wallet.state()["counters"]["invalid"] == 2
+
+
+def test_a_repeated_key_is_refused_with_400_and_moves_nothing(wallet):
+    body = json.dumps(envelope(debit_fields("s:1", amount="1.00")))
+    content = (body[:-1] + ', "amount": "999.00"}').encode()
+    response = _signed_post(wallet, "debit", content)
+    assert response.status_code == 400 and "amount" in response.json()["error"]
+    assert wallet.state()["transactions"] == {}
+
+
+@pytest.mark.parametrize("change", [{"transaction_id": "s:\x001"}, {"player": "p1\x00"}, {"bets": ["b\x00"]},
+                                    {"round": "r\x00"}, {"table": "\x00"}])
+def test_an_id_holding_a_nul_is_refused_with_400(wallet, change):
+    response = wallet.post("debit", {**debit_fields("s:1"), **change})
+    assert response.status_code == 400 and "NUL" in response.json()["error"]
+    assert wallet.state()["transactions"] == {}
+
+
+def test_a_rollback_naming_a_debit_with_a_nul_is_refused_with_400(wallet):
+    response = wallet.post("rollback", rollback_fields("r:1", "s:\x001"))
+    assert response.status_code == 400 and "NUL" in response.json()["error"]
+
+
 def test_sent_at_may_be_written_with_z(wallet):
     content = json.dumps({**envelope({"player": "p1", "currency": "EUR"}), "sent_at": "2026-12-01T10:00:00Z"}).encode()
     response = wallet.http.post("/balance", content=content,

@@ -67,6 +67,11 @@ def test_an_operators_export_holds_its_records_only(tmp_path):
     assert "brand-beta" not in text and "beta-p" not in text and "beta correction" not in text
 
 
+def test_export_takes_the_first_and_last_days_of_the_calendar(tmp_path, db):
+    call_command("export_records", "--from", "0001-01-01", "--to", "9999-12-31", "--out", str(tmp_path))
+    assert json.loads((tmp_path / "manifest.json").read_text())["files"]
+
+
 def test_export_refuses_a_bad_range_or_operator(tmp_path, db):
     with pytest.raises(CommandError, match="not a date"):
         call_command("export_records", "--from", "yesterday", "--to", "2026-01-01", "--out", str(tmp_path))

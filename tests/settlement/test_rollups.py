@@ -159,6 +159,28 @@ def test_rebuild_recomputes_a_range_and_says_what_differed():
     assert "1 operator-day(s) checked, all equal" in out.getvalue()
 
 
+def test_rebuild_counts_the_players_of_a_round_once_its_betting_closed():
+    """A round still open for betting counts no player yet (``DailyPlayer``: added at the close):
+    its bets are no difference; once betting closed, they count on both sides."""
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    player = PlayerFactory(funded="50.00")
+    place_bets(round_id=round_.pk, bets=[{"key": "k1", "player": player.code, "type": "main", "stake": "10.00"}])
+    today = timezone.localdate()
+    assert [c.differences for c in rebuild(day_from=today, day_to=today, write=False)] == []
+    close_betting(round_id=round_.pk)
+    assert DailyPlayer.objects.count() == 1
+    assert [c.differences for c in rebuild(day_from=today, day_to=today, write=False)] == [[]]
+
+
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "Pacific/Pago_Pago"])  # UTC+14, UTC-11
+def test_rebuild_checks_the_first_and_last_days_of_the_calendar(zone):
+    Operator.objects.filter(code="default").update(time_zone=zone)
+    for day in ("0001-01-01", "9999-12-31"):
+        out = StringIO()
+        call_command("rebuild_rollups", "--from", day, "--to", day, "--check", stdout=out)
+        assert "0 operator-day(s) checked, all equal" in out.getvalue()
+
+
 def test_rebuild_refuses_bad_dates():
     from django.core.management.base import CommandError
     with pytest.raises(CommandError, match="YYYY-MM-DD"):

@@ -134,6 +134,38 @@ def test_a_signing_service_account_must_sign_each_request_once(eur, db):
     assert "hexadecimal" in json_error(post(foreign), 401, "authentication_failed")["detail"]
 
 
+@pytest.mark.parametrize(("target", "answer"), [
+    ("/api/game/v1/tables/{code_encoded}/rounds/?external_id=S%2D1", 404),  # no round S-1 (yet)
+    ("/api/game/v1/tables/{code}/rounds/?", 400)])  # external_id is required
+@pytest.mark.parametrize("raw_uri", ["RAW_URI", "REQUEST_URI"])  # gunicorn's; uWSGI's and others'
+def test_a_signature_covers_the_path_and_query_exactly_as_sent(eur, db, target, answer, raw_uri):
+    _, raw, secret = create_service_key(studio=Studio.objects.get(code="default"), name="signed", signed=True)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    code = TableFactory().code
+    sent = target.format(code=code, code_encoded=code.replace("-", "%2D"))
+    as_django_has_it = sent.rstrip("?").replace(code.replace("-", "%2D"), code)
+    now = time.time()
+    normalised = client.get(sent, **{raw_uri: sent}, headers=signed_headers(secret, "GET", as_django_has_it, b"",
+                                                                            now=now))
+    assert "does not match" in json_error(normalised, 401, "authentication_failed")["detail"]
+    assert client.get(sent, **{raw_uri: sent}, headers=signed_headers(secret, "GET", sent, b"", now=now)) \
+        .status_code == answer
+
+
+def test_without_the_raw_target_a_signature_covers_the_path_re_quoted(eur, db):
+    """A server that passes no raw request target (Django's runserver): the path as Django
+    re-quotes it (``get_full_path``), a ``?`` with no query left out."""
+    _, raw, secret = create_service_key(studio=Studio.objects.get(code="default"), name="signed", signed=True)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    code = TableFactory().code
+    sent = f"/api/game/v1/tables/{code.replace('-', '%2D')}/rounds/?external_id=S-1"
+    assert client.get(sent, headers=signed_headers(secret, "GET", sent, b"")).status_code == 401
+    signed = f"/api/game/v1/tables/{code}/rounds/?external_id=S-1"
+    assert client.get(sent, headers=signed_headers(secret, "GET", signed, b"")).status_code == 404  # no round S-1
+
+
 # --- 1, 6: bets only for players in a live session; one answer for unknown and foreign players ----
 
 def test_bets_only_for_players_in_a_live_session_one_answer_for_every_other_code(eur, game_client):

@@ -9,7 +9,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from delivery.api.common import KeyThrottle, SafeJSONParser, bearer_credential, refuse_repeated_query_params
+from delivery.api.common import JSONOnly, KeyThrottle, SafeJSONParser, bearer_credential, refuse_repeated_query_params
 from tables.models import StudioAPIKey
 from tables.studios import check_studio_round
 
@@ -63,10 +63,10 @@ class IsGameServer(BasePermission):
         return isinstance(request.auth, StudioAPIKey)
 
 
-class GameAPIView(APIView):
+class GameAPIView(JSONOnly, APIView):
     """Base of the game-server views: ``StudioKeyAuthentication``, ``IsGameServer``, a throttle
-    per service account (scope ``game_server``, ``GAME_SERVER_API_RATE``), the strict parser and
-    the error format of ``delivery.api.common``. ``studio`` is the caller's studio, ``actor()``
+    per service account (scope ``game_server``, ``GAME_SERVER_API_RATE``), JSON only, the strict
+    parser and the error format of ``delivery.api.common``. ``studio`` is the caller's studio, ``actor()``
     the services' actor arguments; ``own_round(pk)`` refuses another studio's round as unknown.
     A query parameter given more than once is refused (400 ``invalid_input``)."""
 

@@ -2,8 +2,9 @@
 a ``signing_secret`` must sign every request.
 
 Headers: ``X-Signature-Timestamp`` (Unix seconds, an integer) and ``X-Signature`` (lowercase hex
-HMAC-SHA256 with the key's signing secret of ``<timestamp>\\n<METHOD>\\n<path with query>\\n``
-followed by the raw body bytes). A timestamp more than ``GAME_API_SIGNATURE_WINDOW_SECONDS`` away
+HMAC-SHA256 with the key's signing secret of ``<timestamp>\\n<METHOD>\\n<target>\\n`` followed by
+the raw body bytes). ``<target>``: the path and query exactly as sent on the request line
+(``signed_target``). A timestamp more than ``GAME_API_SIGNATURE_WINDOW_SECONDS`` away
 from the platform's clock, a wrong signature, or a signature already used within the window (a
 replay) is refused (401 ``authentication_failed``).
 """
@@ -32,6 +33,20 @@ def signed_headers(secret, method, path, body, now=None):
     return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: signature(secret, timestamp, method, path, body)}
 
 
+def signed_target(request):
+    """The path and query a signature covers of ``request`` (Django's ``HttpRequest``): the request
+    target exactly as sent, where the server passes it (``RAW_URI``: gunicorn; ``REQUEST_URI``:
+    uWSGI and others; an absolute ``http://host/...`` form from its path on); else, as the
+    server decoded it, re-quoted (``get_full_path``: Django's ``escape_uri_path``, and ``?`` with
+    the query string only when there is one)."""
+    raw = request.META.get("RAW_URI") or request.META.get("REQUEST_URI")
+    if not raw:
+        return request.get_full_path()
+    if not raw.startswith("/") and "://" in raw:
+        raw = "/" + raw.partition("://")[2].partition("/")[2]
+    return raw
+
+
 def verify(request, secret):
     """Raise ``AuthenticationFailed`` unless ``request`` (Django's ``HttpRequest``) carries a
     valid, fresh, unused signature made with ``secret``."""
@@ -44,7 +59,7 @@ def verify(request, secret):
     window = settings.GAME_API_SIGNATURE_WINDOW_SECONDS
     if len(timestamp) > 12 or abs(time.time() - int(timestamp)) > window:  # 12 digits: far past any clock
         raise exceptions.AuthenticationFailed(f"{TIMESTAMP_HEADER} is more than {window} s away from the clock.")
-    expected = signature(secret, timestamp, request.method, request.get_full_path(), request.body)
+    expected = signature(secret, timestamp, request.method, signed_target(request), request.body)
     if not hmac.compare_digest(expected, given.lower()):
         raise exceptions.AuthenticationFailed("The request's signature does not match.")
     if not cache.add(f"game-api-signature:{expected}", 1, timeout=2 * window):

@@ -11,7 +11,6 @@ NUL bytes, a bad cursor), ``invalid_amount``, ``currency_not_allowed``; 401 ``no
 call's audit row.
 """
 
-from datetime import date, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -29,7 +28,7 @@ from delivery.api.player.bet_list import BetList
 from settlement.selectors import round_public
 from wagering import selectors
 from wagering.models import DailyRollup
-from wagering.reports import Selection, report, rollup_totals
+from wagering.reports import Selection, default_first_day, report, rollup_totals
 
 from . import examples
 from . import serializers as s
@@ -211,7 +210,7 @@ class DailyReportView(OperatorAPIView):
     def get(self, request):
         _, filters = self.filters()
         day_to = filters.get("date_to") or timezone.localtime(timezone.now(), self.operator.time_zone).date()
-        day_from = filters.get("date_from") or max(day_to - timedelta(days=29), date.min)
+        day_from = filters.get("date_from") or default_first_day(day_to)
         selection = Selection(day_from=day_from, day_to=day_to, currency=filters.get("currency") or None,
                               table=filters.get("table") or None, scope=self.operator.pk)
         days, totals = report(selection, "day")
