@@ -89,9 +89,10 @@ class _Placement:
         self.positions = set(Bet.objects.filter(round=round_, player_id__in=list(self.wallets))
                              .values_list("player_id", "type", "seat"))
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
-        if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key of its own
-            keys |= {k + MIRROR for k in keys}
         record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
+        if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key and record id of its own
+            keys |= {k + MIRROR for k in keys}
+            record_ids |= {i + MIRROR for i in record_ids}
         if connection.vendor == "postgresql":
             known = pg.known_bets(round_, keys, record_ids)
         else:
@@ -146,8 +147,15 @@ class _Placement:
         if not wallet.journal and self.available[player.pk] < total:
             raise InsufficientFunds(f"the player's wallet cannot cover the stake of {self._shown(total)}")
         record_id = request.get("record_id") or key
-        if not isinstance(record_id, str) or record_id in self.record_ids:
-            raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
+        if not isinstance(record_id, str):
+            raise IdempotencyConflict(f"record id {record_id!r} is no string")
+        for i, (seat, _) in enumerate(placements):  # a premium mirror's ids are taken like the bet's own
+            what = f"record id {record_id + MIRROR * i!r}" + (f" of the mirrored bet on seat {seat}" if i else "")
+            if record_id + MIRROR * i in self.record_ids:
+                raise IdempotencyConflict(f"{what} is already used in round {self.round.pk}")
+            if i and key + MIRROR * i in self.existing:
+                raise IdempotencyConflict(f"key {key + MIRROR * i!r} of the mirrored bet on seat {seat} is already "
+                                          "used by another bet")
         if wallet.journal and self.debits is not None:
             for i in range(len(placements)):
                 self._debited(debit_key(self.round, record_id + MIRROR * i))
@@ -295,10 +303,13 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     ``NotFound`` for an unknown round. Each request's field types are checked first
     (``wagering.validation.check_bet_request``; ``amounts_as_strings``: the API, stakes must be strings).
     """
-    debits = None
-    if _seamless_players_in(bets):
-        debits = send_debits(_open_debits(round_id, bets, amounts_as_strings).values())
-    return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
+    if not _seamless_players_in(bets):
+        return _place(round_id, bets, None, actor, actor_user, amounts_as_strings)
+    debits = send_debits(_open_debits(round_id, bets, amounts_as_strings).values())
+    try:
+        return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
+    finally:  # placed or not, raised or not: a debit answered OK without its bet is rolled back now
+        drop_debits(debits.values())
 
 
 def debit_key(round_, record_id):
@@ -359,7 +370,6 @@ def _place(round_id, bets, debits, actor, actor_user, amounts_as_strings):
     events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
                      player=s.player.game_code) for s in placement.taken]
     RoundEvent.objects.bulk_create(events, batch_size=2000)
-    takes = []
     if new:
         try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
             _insert_bets(round_, new, actor=actor, actor_user=actor_user)
@@ -367,14 +377,10 @@ def _place(round_id, bets, debits, actor, actor_user, amounts_as_strings):
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
         wallets = placement.wallets
         houses = table_houses(round_.table, [wallets[b.player_id] for b in new])
-        takes = [Take(key=b.stake_key(), wallet=wallets[b.player_id], house=houses[wallets[b.player_id].operator_id],
-                      amount=b.stake, debit=debit_key(round_, b.record_id) if wallets[b.player_id].journal else None)
-                 for b in new]
-        take(takes)
+        take([Take(key=b.stake_key(), wallet=wallets[b.player_id], house=houses[wallets[b.player_id].operator_id],
+                   amount=b.stake, debit=debit_key(round_, b.record_id) if wallets[b.player_id].journal else None)
+              for b in new])
         Seat.objects.bulk_update(placement.taken, ["player"])
-    kept = {t.debit for t in takes}
-    drop_debits([k for k, m in (debits or {}).items()
-                 if m.state == m.State.OK and m.ledger_key is None and k not in kept])
     return outcomes
 
 

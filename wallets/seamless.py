@@ -122,6 +122,16 @@ def roll_back(keys):
     queue_delivery(outbox.write_rollbacks(keys))
 
 
+def drop_unkept(keys):
+    """Queue, in a transaction of its own, the rollback of each debit movement of ``keys`` answered
+    OK that stands for no ledger posting (rows locked: a posting committing meanwhile keeps its
+    debit)."""
+    with transaction.atomic():
+        roll_back(list(WalletMovement.objects.select_for_update().filter(
+            key__in=keys, call=WalletMovement.Call.DEBIT, state=State.OK, ledger_key__isnull=True)
+            .values_list("key", flat=True)))
+
+
 def retry(movement_id):
     """See ``port.retry``."""
     movement, was = outbox.retry(movement_id)
