@@ -12,6 +12,9 @@ from decimal import Decimal
 
 from django.conf import settings
 
+from accounts.exceptions import InvalidAmount
+from accounts.money import parse_amount
+
 from . import client
 
 
@@ -32,10 +35,10 @@ def _read(answer, currency):
     """``(amount, why unknown)`` of the ``client.Answer`` of a balance call in ``currency``."""
     if answer.outcome != "ok":
         return None, f"the operator's wallet did not answer: {answer.error or answer.status}"
-    amount = answer.balance
-    if amount is None or not amount.is_finite() or amount.as_tuple().exponent < -currency.minor_units:
+    try:  # a money string of the currency, within the money columns (a negative one too: the operator's)
+        return parse_amount(answer.body.get("balance"), currency.minor_units, allow_zero=True, allow_negative=True), ""
+    except InvalidAmount:
         return None, f"the operator's wallet answered no {currency.code} balance: {answer.body.get('balance')!r}"
-    return amount, ""
 
 
 def ask_balances(wallets):
