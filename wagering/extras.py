@@ -55,7 +55,7 @@ class _Extras:
         self.bets = {b.record_id: b
                      for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
         self.wallets = lock_wallets({b.player_id for b in self.bets.values()}, self.table.currency)
-        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        self.available = {pid: w.known_balance for pid, w in self.wallets.items()}  # None: the operator's to tell
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
         self._seat_extras = None
         self._up_card = False  # not looked up yet
@@ -111,7 +111,8 @@ class _Extras:
             self.to_debit.append(Debit(key=key, kind=kind, wallet=wallet, amount=amount, round_ref=str(self.round.pk),
                                        table_ref=self.table.code, bets=(target.pk,)))
         extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=key)
-        self.available[target.player_id] -= amount
+        if self.available[target.player_id] is not None:
+            self.available[target.player_id] -= amount
         self.taken[(target.pk, kind, hand)] = extra
         if target.type == "main" and self._seat_extras is not None:
             self._seat_extras.add((target.seat, kind, hand))

@@ -84,7 +84,7 @@ class _Placement:
                     self.behind.setdefault(bet.player_id, set()).add(bet.seat)
         codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
         self.wallets, self.players = self._wallets_and_players(codes)
-        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        self.available = {pid: w.known_balance for pid, w in self.wallets.items()}  # None: the operator's to tell
         # read once the wallets are locked: a concurrent batch of the same player has committed
         self.positions = set(Bet.objects.filter(round=round_, player_id__in=list(self.wallets))
                              .values_list("player_id", "type", "seat"))
@@ -144,7 +144,7 @@ class _Placement:
                                  "one bet per player, position and bet type in a round")
         total = sum(s for _, s in placements)
         wallet = self.wallets[player.pk]
-        if not wallet.journal and self.available[player.pk] < total:
+        if self.available[player.pk] is not None and self.available[player.pk] < total:
             raise InsufficientFunds(f"the player's wallet cannot cover the stake of {self._shown(total)}")
         record_id = request.get("record_id") or key
         if not isinstance(record_id, str):
@@ -248,7 +248,7 @@ class _Placement:
                     raise SeatNotAllowed(f"stakes on a player's two seats must be equal "
                                          f"({self.main[other.number].stake} on seat {other.number})")
             else:
-                mine, theirs = self._mirrored(stake, available=self.available.get(player.pk, 0))
+                mine, theirs = self._mirrored(stake, available=self.available[player.pk])
                 placements = [(seat.number, mine), (other.number, theirs)]
         return placements
 
@@ -263,7 +263,8 @@ class _Placement:
             raise LimitExceeded(str(e)) from None
 
     def _accept(self, player, bets):
-        self.available[player.pk] -= sum(b.stake for b in bets)
+        if self.available[player.pk] is not None:
+            self.available[player.pk] -= sum(b.stake for b in bets)
         for bet in bets:
             self.positions.add((player.pk, bet.type, bet.seat))
             self.existing[bet.idempotency_key] = bet

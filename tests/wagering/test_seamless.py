@@ -1,17 +1,24 @@
 """Seamless players' stakes, against the reference wallet as its own process: a batch's requests
-stand alone, a record id that clashes with another request's premium mirror included; and every
+stand alone, a record id that clashes with another request's premium mirror included; every
 stake debit the operator answered OK whose bet (or extra stake) is not placed, whatever the
-reason, an exception after the debits included, has its rollback written in the same call."""
+reason, an exception after the debits included, has its rollback written in the same call; and
+no decision is taken from a journal wallet's balance (seats at a round's opening, a premium
+mirror's stake, a negative wallet's alert after a void)."""
 
 from decimal import Decimal
 
 import pytest
 from django.db import IntegrityError
 
-from tables.models import Round
+from accounts.models import Account
+from accounts.services import withdraw
+from settlement.models import Alert
+from settlement.voids import cancel, void_round
+from tables.models import Round, Seat
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
+from tests.player_api.conftest import play
 from tests.wagering.helpers import sit
-from tests.wallets.seamless import attempt, seamless_operator
+from tests.wallets.seamless import adjustment, attempt, seamless_operator
 from wagering import extras, placement
 from wagering.closing import close_betting
 from wagering.models import Bet
@@ -108,3 +115,41 @@ def test_extra_stake_debits_are_rolled_back_when_taking_fails_after_them(cast, w
     assert not _unkept_debits()
     attempt()
     assert wallet.balance_of("f1") == before
+
+
+# --- no decision from a journal's balance (Account.known_balance) ------------------------------------
+
+def test_a_seamless_player_keeps_their_seats_whatever_the_journal_holds(cast, wallet):
+    round_, _, _, f1 = cast
+    adjustment(f1, "-5.00", "taken")  # the journal is below the minimum (it is not the player's money)
+    cancel(round_id=round_.pk, reason="test")
+    RoundFactory(table=round_.table)
+    assert list(Seat.objects.filter(table=round_.table, player=f1).values_list("number", flat=True)) == [3, 4]
+
+
+def test_a_transfer_player_below_the_minimum_loses_the_seat(cast):
+    round_, anna, _, _ = cast
+    withdraw(wallet=Account.objects.get(kind="wallet", player=anna), amount="999.50", key="w:anna")
+    cancel(round_id=round_.pk, reason="test")
+    RoundFactory(table=round_.table)
+    assert not Seat.objects.filter(table=round_.table, player=anna).exists()
+
+
+def test_a_seamless_players_mirror_is_the_full_stake_when_the_operator_covers_it(cast, wallet):
+    round_, _, _, f1 = cast
+    wallet.set_player(player="f1", currency="EUR", balance="5000.00")
+    (outcome,) = place_bets(round_id=round_.pk, bets=[
+        {"key": "f1-main", "player": f1.game_code, "type": "main", "stake": "50.00", "seat": 3}])
+    assert [(b.seat, b.stake) for b in outcome.bets] == [(3, Decimal("50.00")), (4, Decimal("50.00"))]
+    assert wallet.balance_of("f1") == "4900.00"
+
+
+def test_voiding_a_settled_round_raises_no_negative_wallet_alert_for_a_journal(wallet, eur):
+    f1 = seamless_operator("sea", wallet.url, players=("f1",))[1]["f1"]
+    adjustment(f1, "-5.00", "taken")
+    round_ = play(PremiumTableFactory(currency=eur), {
+        "dealer": ["9D", "8C"], "seats": {"1": {"cards": ["TH", "9S"], "actions": ["stand"]}},
+        "bets": [{"id": "s1", "player": f1.game_code, "type": "main", "stake": "20.00", "seat": 1}]})
+    void_round(round_id=round_.pk, reason="card misread", actor="system")
+    assert Account.objects.get(kind="wallet", player=f1).balance == Decimal("-5.00")
+    assert not Alert.objects.filter(kind=Alert.Kind.NEGATIVE_WALLET).exists()
