@@ -173,13 +173,16 @@ def take(takes):
     seamless.confirm_debits({t.debit: t.key for t in takes if t.debit})
 
 
-def drop_debits(movements):
+def drop_debits(movements, *, now=False):
     """Roll back, in a transaction of its own, each debit movement of ``movements`` (as
     ``send_debits`` returned them) answered OK that stands for no ledger posting: its bet or extra
     stake was not placed after all, whatever the reason (the round closed, a concurrent bet took
-    the seat, the placing raised). Called once placing is over, committed or not; delivered after
-    commit."""
-    seamless.drop_unkept([m.key for m in movements if m.state == m.State.OK])
+    the seat, the placing raised, a shared mirror replaced it). Called once placing is over,
+    committed or not; delivered after commit, or before it returns when ``now`` (the money it
+    frees is staked next)."""
+    players = seamless.drop_unkept([m.key for m in movements if m.state == m.State.OK])
+    if now and players:
+        seamless.deliver(players)
 
 
 def retry(movement_id):

@@ -153,3 +153,22 @@ def test_voiding_a_settled_round_raises_no_negative_wallet_alert_for_a_journal(w
     void_round(round_id=round_.pk, reason="card misread", actor="system")
     assert Account.objects.get(kind="wallet", player=f1).balance == Decimal("-5.00")
     assert not Alert.objects.filter(kind=Alert.Kind.NEGATIVE_WALLET).exists()
+
+
+@pytest.mark.parametrize("balance, stakes, left", [
+    ("60.00", [(3, Decimal("25.00")), (4, Decimal("25.00"))], "10.00"),  # 50 + 50 refused: 25 + 25 (RULES 9)
+    ("30.00", None, "30.00"),  # not even 25 + 25: refused, nothing kept
+])
+def test_a_seamless_players_mirror_the_operator_cannot_cover_is_shared(cast, wallet, balance, stakes, left):
+    round_, _, _, f1 = cast
+    wallet.set_player(player="f1", currency="EUR", balance=balance)
+    (outcome,) = place_bets(round_id=round_.pk, bets=[
+        {"key": "f1-main", "player": f1.game_code, "type": "main", "stake": "50.00", "seat": 3}])
+    if stakes is None:
+        assert outcome.error.code == "insufficient_funds" and not outcome.bets
+    else:
+        assert outcome.error is None and [(b.seat, b.stake) for b in outcome.bets] == stakes
+    assert not _unkept_debits()
+    attempt()
+    assert wallet.balance_of("f1") == left
+    assert reconcile().breaches == []
