@@ -310,9 +310,12 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     stake is taken at once through the wallet port: a transfer player's from the platform's
     wallet (ledger ``stake:<bet>``, all in one posting), a seamless player's by a debit of its
     operator's wallet first (all the batch's debits at once), the bet placed only once the debit
-    answered OK. The rules: only a player with a live session in the table currency (minted by
-    the player's operator: ``accounts.operators.players_in_session``) bets; any other code, known
-    or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
+    answered OK; a premium mirror the operator refuses for funds is shared (RULES 9), its full
+    debits undone first; every debit answered OK whose bet is not placed, whatever the reason (the
+    call raising included), is rolled back before this returns or raises. The rules: only a
+    player with a live session in the table currency (minted by the player's operator:
+    ``accounts.operators.players_in_session``) bets; any other code, known or not, is
+    ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
     type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
     key seen before returns its bet(s) with ``created=False`` and no second debit; the same key
