@@ -257,6 +257,14 @@ class Account(models.Model):
     def is_wallet(self):
         return self.kind == self.Kind.WALLET
 
+    @property
+    def known_balance(self):
+        """The player's money as the platform knows it, the one balance any decision reads (a seat
+        kept, a mirror's stake, an extra stake covered, a negative wallet alerted): a transfer
+        wallet's ``balance``; None for a journal wallet, whose money the operator keeps (its
+        ``balance`` is the net of the platform's movements, not the player's money)."""
+        return None if self.journal else self.balance
+
 
 class ImmutableModel(models.Model):
     """A row that is written once and never changed or deleted (ledger rows)."""

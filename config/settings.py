@@ -192,6 +192,8 @@ REST_FRAMEWORK = {
     # Requests per player (the player API, delivery.api.player) and per key (the operator API,
     # delivery.api.operator; a studio's service account, delivery.api.game); counters in the default cache.
     "DEFAULT_THROTTLE_RATES": {"player": env("PLAYER_API_RATE", default="600/min"),
+                               # GET me asks a seamless player's balance of the operator's wallet
+                               "player_me": env("PLAYER_ME_API_RATE", default="30/min"),
                                "operator": env("OPERATOR_API_RATE", default="1200/min"),
                                "game_server": env("GAME_SERVER_API_RATE", default="6000/min")},
 }
@@ -253,6 +255,8 @@ WALLET_ALERT_AFTER_SECONDS = env.int("WALLET_ALERT_AFTER_SECONDS", default=600)
 WALLET_STAKE_RECOVERY_SECONDS = env.int("WALLET_STAKE_RECOVERY_SECONDS", default=60)
 # The admin waits at most this long (or the operator's own timeout, when shorter) for a seamless player's balance.
 WALLET_BALANCE_TIMEOUT_MS = env.int("WALLET_BALANCE_TIMEOUT_MS", default=1000)
+# ... and keeps its answer (known or not) this long: a player's balance is asked at most once per interval.
+WALLET_BALANCE_CACHE_SECONDS = env.int("WALLET_BALANCE_CACHE_SECONDS", default=5)
 
 # --- Settlement -----------------------------------------------------------------------------------
 # The beat re-drives a RESULTED round still unsettled this long after its record arrived (a lost task).

@@ -75,9 +75,10 @@ def _write_results(round_, plan, correction, now):
 
 def flag_negative(round_, players, why):
     """An ``Alert`` for each wallet of ``players`` (player ids) that ``why`` (a reversal or a
-    resettle of ``round_``) took below zero (``accounts.services.post`` flagged it)."""
+    resettle of ``round_``) took below zero (``accounts.services.post`` flagged it); a journal
+    wallet's balance is not the player's money (``Account.known_balance``): never alerted."""
     negative = Account.objects.filter(kind=Account.Kind.WALLET, currency_id=round_.table.currency_id,
-                                      player_id__in=players, balance__lt=0).select_related("player")
+                                      player_id__in=players, balance__lt=0, journal=False).select_related("player")
     Alert.objects.bulk_create([
         Alert(kind=Alert.Kind.NEGATIVE_WALLET, severity=Alert.Severity.WARNING, table=round_.table, round=round_,
               player=w.player,

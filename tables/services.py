@@ -67,8 +67,9 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
     burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's next round
     number. Seated players whose balance is below the table's main-bet minimum are unseated
-    (RULES 9). Returns the ``Round`` (OPEN), with ``created``: True when this call opened
-    it, False when ``external_id`` was opened before (the round as it is now).
+    (RULES 9; a seamless player's balance is the operator's: their seat is kept). Returns the
+    ``Round`` (OPEN), with ``created``: True when this call opened it, False when
+    ``external_id`` was opened before (the round as it is now).
 
     Raises ``NotFound`` (table), ``IllegalTransition`` (table not open, another round still in play,
     the shoe's cut card is out, a shoe number below the table's latest), ``IdempotencyConflict``
@@ -111,7 +112,8 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     if seats and minimum is not None:
         wallets = player_wallets({s.player_id for s in seats}, table.currency)
         events += [unseat(s, round_, "balance below the table minimum", actor=actor, actor_user=actor_user)
-                   for s in seats if not keeps_seat(getattr(wallets.get(s.player_id), "balance", 0), minimum)]
+                   for s in seats if s.player_id not in wallets
+                   or not keeps_seat(wallets[s.player_id].known_balance, minimum)]
     RoundEvent.objects.bulk_create(events)
     round_.created = True
     return round_

@@ -56,7 +56,7 @@ class _Extras:
         self.bets = {b.record_id: b
                      for b in Bet.objects.select_related("player").filter(round=round_, record_id__in=ids)}
         self.wallets = lock_wallets({b.player_id for b in self.bets.values()}, self.table.currency)
-        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        self.available = {pid: w.known_balance for pid, w in self.wallets.items()}  # None: the operator's to tell
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
         self._seat_extras = None
         self._up_card = False  # not looked up yet
@@ -115,7 +115,8 @@ class _Extras:
             self.to_debit.append(Debit(key=key, kind=kind, wallet=wallet, amount=amount, round_ref=str(self.round.pk),
                                        table_ref=self.table.code, bets=(target.pk,)))
         extra = BetExtra(bet=target, kind=kind, hand=hand, amount=amount, key=key, cards=hand_cards)
-        self.available[target.player_id] -= amount
+        if self.available[target.player_id] is not None:
+            self.available[target.player_id] -= amount
         self.taken[(target.pk, kind, hand)] = extra
         if target.type == "main" and self._seat_extras is not None:
             self._seat_extras.add((target.seat, kind, hand))
@@ -173,24 +174,19 @@ class _Extras:
 
     def save(self):
         """Write the extras taken, their stakes (through the wallet port, one posting), the follow
-        flags and the events; roll back the debits answered OK that were not taken after all."""
-        takes = []
+        flags and the events."""
         if self.new:
             BetExtra.objects.bulk_create(self.new)
             houses = table_houses(self.table, self.wallets.values())
-            takes = [Take(key=x.key, wallet=self.wallets[x.bet.player_id],
-                          house=houses[self.wallets[x.bet.player_id].operator_id], amount=x.amount,
-                          debit=x.key if self.wallets[x.bet.player_id].journal else None) for x in self.new]
-            take(takes)
+            take([Take(key=x.key, wallet=self.wallets[x.bet.player_id],
+                       house=houses[self.wallets[x.bet.player_id].operator_id], amount=x.amount,
+                       debit=x.key if self.wallets[x.bet.player_id].journal else None) for x in self.new])
             follows = [x for x in self.new if x.kind in ("follow_double", "follow_split")]
             for x in follows:
                 setattr(x.bet, x.kind, True)
             for flag in ("follow_double", "follow_split"):
                 Bet.objects.bulk_update({x.bet for x in follows if x.kind == flag}, [flag])
         RoundEvent.objects.bulk_create(self.events)
-        kept = {t.debit for t in takes}
-        drop_debits([k for k, m in (self.debits or {}).items()
-                     if m.state == m.State.OK and m.ledger_key is None and k not in kept])
 
 
 def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
@@ -204,8 +200,13 @@ def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
     ``WalletRefused``: ``wallet_unavailable``, ``player_blocked``, ``limit_exceeded``, with the
     fallback as its ``action``, recorded as for a wallet short of it) and took nothing. Raises
     ``NotFound`` (round), ``IllegalTransition`` (round not CLOSED or cancelled)."""
-    debits = send_debits(_open_debits(round_id, extras).values()) if _seamless_bets_in(round_id, extras) else None
-    return _take(round_id, extras, debits, actor, actor_user)
+    if not _seamless_bets_in(round_id, extras):
+        return _take(round_id, extras, None, actor, actor_user)
+    debits = send_debits(_open_debits(round_id, extras).values())
+    try:
+        return _take(round_id, extras, debits, actor, actor_user)
+    finally:  # taken or not, raised or not: a debit answered OK without its extra stake is rolled back now
+        drop_debits(debits.values())
 
 
 def _locked_closed_round(round_id):

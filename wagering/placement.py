@@ -42,6 +42,8 @@ from .validation import check_bet_request, json_safe, well_typed
 
 Kind = RoundEvent.Kind
 MIRROR = "#mirror"
+#: The suffix of a seamless stake's debit key when its premium mirror is shared (RULES 9).
+SHARED = ":shared"
 
 
 @dataclass
@@ -62,12 +64,15 @@ class _Placement:
     """One ``place_bets`` pass: the round's context loaded once (players, locked wallets, limits,
     seats and the round's seat bets), then each request checked in turn against it, with balances
     and seats kept up to date in memory as requests are accepted. ``debits``: ``{movement key:
-    WalletMovement}``, the seamless stakes' debits as their operators answered them (None: the
-    pass that finds which debits to send); a seamless player's balance is the operator's business."""
+    WalletMovement}``, the seamless stakes' debits as their operators answered them; ``sending``:
+    a pass that finds which debits to send (one not answered yet does not refuse its bet). A
+    seamless player's balance is the operator's business: a premium mirror is debited in full
+    and, when the operator refuses it for funds, shared (``SHARED`` debits) as RULES 9 says."""
 
-    def __init__(self, round_, requests, debits=None):
+    def __init__(self, round_, requests, debits, *, sending=False):
         self.round = round_
-        self.debits = debits
+        self.debits, self.sending = debits, sending
+        self.debit_keys, self.replaced = {}, []  # {bet key: its debit's key}; full debits a shared mirror replaces
         self.table = round_.table
         self.rules = self.table.rules()
         self.minor_units = self.table.currency.minor_units
@@ -85,14 +90,15 @@ class _Placement:
                     self.behind.setdefault(bet.player_id, set()).add(bet.seat)
         codes = {r.get("player") for r in requests if isinstance(r.get("player"), str)}
         self.wallets, self.players = self._wallets_and_players(codes)
-        self.available = {pid: w.balance for pid, w in self.wallets.items()}
+        self.available = {pid: w.known_balance for pid, w in self.wallets.items()}  # None: the operator's to tell
         # read once the wallets are locked: a concurrent batch of the same player has committed
         self.positions = set(Bet.objects.filter(round=round_, player_id__in=list(self.wallets))
                              .values_list("player_id", "type", "seat"))
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
-        if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key of its own
-            keys |= {k + MIRROR for k in keys}
         record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
+        if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key and record id of its own
+            keys |= {k + MIRROR for k in keys}
+            record_ids |= {i + MIRROR for i in record_ids}
         if connection.vendor == "postgresql":
             known = pg.known_bets(round_, keys, record_ids)
         else:
@@ -139,7 +145,10 @@ class _Placement:
             raise SideBetUnavailable(f"{bet_type} is offered up to shoe round "
                                      f"{self.rules.last_shoe_round[bet_type]}; this is round {self.round.shoe_round}")
         self._check_limits(bet_type, stake)
-        placements = self._placements(player, bet_type, seat_no, stake)
+        record_id = request.get("record_id") or key
+        if not isinstance(record_id, str):
+            raise IdempotencyConflict(f"record id {record_id!r} is no string")
+        placements = self._placements(player, bet_type, seat_no, stake, record_id)
         for seat, _ in placements:
             if (player.pk, bet_type, seat) in self.positions:
                 where = f"seat {seat}" if seat is not None else "this round"
@@ -147,14 +156,23 @@ class _Placement:
                                  "one bet per player, position and bet type in a round")
         total = sum(s for _, s in placements)
         wallet = self.wallets[player.pk]
-        if not wallet.journal and self.available[player.pk] < total:
+        if self.available[player.pk] is not None and self.available[player.pk] < total:
             raise InsufficientFunds(f"the player's wallet cannot cover the stake of {self._shown(total)}")
-        record_id = request.get("record_id") or key
-        if not isinstance(record_id, str) or record_id in self.record_ids:
-            raise IdempotencyConflict(f"record id {record_id!r} is already used in round {self.round.pk}")
-        if wallet.journal and self.debits is not None:
+        for i, (seat, _) in enumerate(placements):  # a premium mirror's ids are taken like the bet's own
+            what = f"record id {record_id + MIRROR * i!r}" + (f" of the mirrored bet on seat {seat}" if i else "")
+            if record_id + MIRROR * i in self.record_ids:
+                raise IdempotencyConflict(f"{what} is already used in round {self.round.pk}")
+            if i and key + MIRROR * i in self.existing:
+                raise IdempotencyConflict(f"key {key + MIRROR * i!r} of the mirrored bet on seat {seat} is already "
+                                          "used by another bet")
+        if wallet.journal:
+            shared = placements[0][1] != stake  # RULES 9: the operator could not cover the full mirror
             for i in range(len(placements)):
-                self._debited(debit_key(self.round, record_id + MIRROR * i))
+                movement = debit_key(self.round, record_id + MIRROR * i) + (SHARED if shared else "")
+                self._debited(movement)
+                self.debit_keys[key + MIRROR * i] = movement
+            if shared:
+                self.replaced += [debit_key(self.round, record_id + MIRROR * i) for i in range(len(placements))]
         # table and currency set here, not left to CopiedForeignKey: wagering.pg inserts without the ORM
         bets = [Bet(round=self.round, table_id=self.table.pk, currency_id=self.table.currency_id, player=player,
                     type=bet_type, seat=n, stake=s, idempotency_key=key + MIRROR * i, record_id=record_id + MIRROR * i,
@@ -164,8 +182,11 @@ class _Placement:
         return bets
 
     def _debited(self, key):
-        """Raise the refusal of the seamless stake debit ``key`` unless its operator answered OK."""
+        """Raise the refusal of the seamless stake debit ``key`` unless its operator answered OK
+        (or, in a pass that finds the debits to send, it is not sent yet)."""
         movement = self.debits.get(key)
+        if movement is None and self.sending:
+            return
         if movement is None or movement.state != movement.State.OK:
             raise wallet_refusal(getattr(movement, "status", ""))
 
@@ -197,7 +218,7 @@ class _Placement:
             raise LimitExceeded(f"{bet_type} stakes are multiples of {self._shown(limit.chip_step)}, "
                                 f"not {self._shown(stake)}")
 
-    def _placements(self, player, bet_type, seat_no, stake):
+    def _placements(self, player, bet_type, seat_no, stake, record_id):
         """``[(seat number or None, stake)]`` the request places, by the seat rules (RULES 6, 9)."""
         if self.rules.shared_hand:
             if seat_no is not None:
@@ -207,7 +228,7 @@ class _Placement:
         if seat is None:
             raise SeatNotAllowed(f"a {bet_type} bet needs a seat 1-{len(self.seats)}, not {seat_no!r}")
         if bet_type == "main":
-            return self._seat_bet(player, seat, stake)
+            return self._seat_bet(player, seat, stake, record_id)
         if seat.player_id is None:
             raise SeatNotAllowed(f"seat {seat.number} is empty: {bet_type} bets go on occupied seats only")
         if bet_type == "behind":
@@ -220,7 +241,7 @@ class _Placement:
     def _held(self, player, but=None):
         return [s for s in self.seats.values() if s.player_id == player.pk and s is not but]
 
-    def _seat_bet(self, player, seat, stake):
+    def _seat_bet(self, player, seat, stake, record_id):
         """A seat (main) bet: RULES 9 seats, premium mirroring (the engine's ``seating``)."""
         if not may_take_seat(trial=player.account_kind == Player.Kind.TRIAL,
                              play_for_fun=self.table.currency.play_for_fun):
@@ -244,9 +265,18 @@ class _Placement:
                     raise SeatNotAllowed(f"stakes on a player's two seats must be equal "
                                          f"({self.main[other.number].stake} on seat {other.number})")
             else:
-                mine, theirs = self._mirrored(stake, available=self.available.get(player.pk, 0))
+                mine, theirs = self._mirrored(stake, available=self._covering(player, record_id))
                 placements = [(seat.number, mine), (other.number, theirs)]
         return placements
+
+    def _covering(self, player, record_id):
+        """The balance a premium mirror's decision reads (RULES 9): a transfer player's; for a
+        seamless player None (the full mirror is asked of the operator's wallet), or 0 once the
+        operator refused one of the two full debits for funds (the stake is then shared)."""
+        if self.available[player.pk] is not None:
+            return self.available[player.pk]
+        full = [self.debits.get(debit_key(self.round, record_id + MIRROR * i)) for i in (0, 1)]
+        return Decimal(0) if any(getattr(m, "status", "") == "INSUFFICIENT_FUNDS" for m in full) else None
 
     def _mirrored(self, stake, *, available):
         """The two seats' stakes of a premium seat bet of ``stake`` (``seating.mirrored_stakes``);
@@ -259,7 +289,8 @@ class _Placement:
             raise LimitExceeded(str(e)) from None
 
     def _accept(self, player, bets):
-        self.available[player.pk] -= sum(b.stake for b in bets)
+        if self.available[player.pk] is not None:
+            self.available[player.pk] -= sum(b.stake for b in bets)
         for bet in bets:
             self.positions.add((player.pk, bet.type, bet.seat))
             self.existing[bet.idempotency_key] = bet
@@ -283,10 +314,13 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     stake is taken at once through the wallet port: a transfer player's from the platform's
     wallet (ledger ``stake:<bet>``, all in one posting), a seamless player's by a debit of its
     operator's wallet first (all the batch's debits at once), the bet placed only once the debit
-    answered OK. The rules: only a player with a live session in the table currency (minted by
-    the player's operator: ``accounts.operators.players_in_session``) whose operator has an
-    agreement with the table's studio (``tables.models.StudioAgreement``) bets; any other code,
-    known or not, is ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
+    answered OK; a premium mirror the operator refuses for funds is shared (RULES 9), its full
+    debits undone first; every debit answered OK whose bet is not placed, whatever the reason (the
+    call raising included), is rolled back before this returns or raises. The rules: only a
+    player with a live session in the table currency (minted by the player's operator:
+    ``accounts.operators.players_in_session``) whose operator has an agreement with the table's
+    studio (``tables.models.StudioAgreement``) bets; any other code, known or not, is
+    ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
     type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
     key seen before at the round's table returns its bet(s) with ``created=False`` and no second
@@ -301,10 +335,17 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     ``NotFound`` for an unknown round. Each request's field types are checked first
     (``wagering.validation.check_bet_request``; ``amounts_as_strings``: the API, stakes must be strings).
     """
-    debits = None
-    if _seamless_players_in(bets):
-        debits = send_debits(_open_debits(round_id, bets, amounts_as_strings).values())
-    return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
+    if not _seamless_players_in(bets):
+        return _place(round_id, bets, None, actor, actor_user, amounts_as_strings)
+    debits = send_debits(_open_debits(round_id, bets, amounts_as_strings, {})[0].values())
+    try:
+        if any(m.status == "INSUFFICIENT_FUNDS" for m in debits.values()):  # a mirror shared (RULES 9)?
+            shared, replaced = _open_debits(round_id, bets, amounts_as_strings, debits)
+            drop_debits([debits[k] for k in replaced if k in debits], now=True)  # their funds free first
+            debits.update(send_debits(shared.values()))
+        return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
+    finally:  # placed or not, raised or not: a debit answered OK without its bet is rolled back now
+        drop_debits(debits.values())
 
 
 def debit_key(round_, record_id):
@@ -320,12 +361,13 @@ def _seamless_players_in(requests):
 
 
 @transaction.atomic(durable=True)
-def _open_debits(round_id, requests, amounts_as_strings):
-    """The first pass: which requests would place bets, and the debits of their seamless stakes,
-    recorded before they are sent. Returns ``{key: WalletMovement}``."""
+def _open_debits(round_id, requests, amounts_as_strings, debits):
+    """A pass that finds which requests would place bets, given the ``debits`` answered so far,
+    and records the debits of their seamless stakes not sent yet. Returns ``({key:
+    WalletMovement} of those, [keys of the full debits that shared mirrors replace]``)."""
     round_ = lock_round(round_id, shared=True)
-    placement = _Placement(round_, requests)
-    debits = []
+    placement = _Placement(round_, requests, debits, sending=True)
+    new = []
     for request in requests:
         try:
             check_bet_request(request, amounts_as_strings=amounts_as_strings)
@@ -335,9 +377,10 @@ def _open_debits(round_id, requests, amounts_as_strings):
             continue
         wallet = placement.wallets.get(placed[0].player_id)
         if fresh and wallet.journal:
-            debits += [Debit(key=debit_key(round_, b.record_id), kind="stake", wallet=wallet, amount=b.stake,
-                             round_ref=str(round_.pk), table_ref=round_.table.code) for b in placed]
-    return open_debits(debits)
+            new += [Debit(key=placement.debit_keys[b.idempotency_key], kind="stake", wallet=wallet, amount=b.stake,
+                          round_ref=str(round_.pk), table_ref=round_.table.code)
+                    for b in placed if placement.debit_keys[b.idempotency_key] not in debits]
+    return open_debits(new), placement.replaced
 
 
 @transaction.atomic
@@ -365,7 +408,6 @@ def _place(round_id, bets, debits, actor, actor_user, amounts_as_strings):
     events += [event(round_, Kind.SEATED, actor=actor, actor_user=actor_user, seat=s.number,
                      player=s.player.game_code) for s in placement.taken]
     RoundEvent.objects.bulk_create(events, batch_size=2000)
-    takes = []
     if new:
         try:  # no savepoint of its own: the error leaves place_bets, whose transaction rolls back
             _insert_bets(round_, new, actor=actor, actor_user=actor_user)
@@ -373,14 +415,10 @@ def _place(round_id, bets, debits, actor, actor_user, amounts_as_strings):
             raise IdempotencyConflict("an idempotency key or record id of this batch was used concurrently") from None
         wallets = placement.wallets
         houses = table_houses(round_.table, [wallets[b.player_id] for b in new])
-        takes = [Take(key=b.stake_key(), wallet=wallets[b.player_id], house=houses[wallets[b.player_id].operator_id],
-                      amount=b.stake, debit=debit_key(round_, b.record_id) if wallets[b.player_id].journal else None)
-                 for b in new]
-        take(takes)
+        take([Take(key=b.stake_key(), wallet=wallets[b.player_id], house=houses[wallets[b.player_id].operator_id],
+                   amount=b.stake, debit=placement.debit_keys.get(b.idempotency_key))
+              for b in new])
         Seat.objects.bulk_update(placement.taken, ["player"])
-    kept = {t.debit for t in takes}
-    drop_debits([k for k, m in (debits or {}).items()
-                 if m.state == m.State.OK and m.ledger_key is None and k not in kept])
     return outcomes
 
 

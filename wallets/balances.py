@@ -11,6 +11,11 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.conf import settings
+from django.core.cache import cache
+from django.utils import timezone
+
+from accounts.exceptions import InvalidAmount
+from accounts.money import parse_amount
 
 from . import client
 
@@ -32,21 +37,41 @@ def _read(answer, currency):
     """``(amount, why unknown)`` of the ``client.Answer`` of a balance call in ``currency``."""
     if answer.outcome != "ok":
         return None, f"the operator's wallet did not answer: {answer.error or answer.status}"
-    amount = answer.balance
-    if amount is None or not amount.is_finite() or amount.as_tuple().exponent < -currency.minor_units:
+    try:  # a money string of the currency, within the money columns (a negative one too: the operator's)
+        return parse_amount(answer.body.get("balance"), currency.minor_units, allow_zero=True, allow_negative=True), ""
+    except InvalidAmount:
         return None, f"the operator's wallet answered no {currency.code} balance: {answer.body.get('balance')!r}"
-    return amount, ""
+
+
+#: Why a balance is unknown while another request is asking the operator's wallet for it.
+BEING_ASKED = "the operator's wallet is being asked for this balance; ask again in a moment"
+
+
+def _kept(wallet):
+    return f"wallets:balance:{wallet.pk}"
+
+
+def _asking(wallet):
+    return f"wallets:balance:{wallet.pk}:asking"
 
 
 def ask_balances(wallets):
     """``{wallet pk: OperatorBalance}`` of ``wallets`` (journal wallets: seamless players'), one
     ``balance`` call each through ``wallets.client.send_many``, an operator's all at once, each
     waiting at most ``WALLET_BALANCE_TIMEOUT_MS`` (the operator's ``wallet_timeout_ms`` when
-    shorter): a page waits one short timeout at most per operator."""
-    by_operator = defaultdict(list)
+    shorter): a page waits one short timeout at most per operator. A wallet's answer, known or
+    not, is kept ``WALLET_BALANCE_CACHE_SECONDS`` in the default cache and answered again
+    meanwhile; while one request asks for a wallet's balance, another is answered at once with
+    the balance unknown (``BEING_ASKED``): one call at most per wallet at a time and per interval."""
+    asked, by_operator = {}, defaultdict(list)
     for wallet in wallets:
-        by_operator[wallet.operator_id].append(wallet)
-    asked = {}
+        kept = cache.get(_kept(wallet))
+        if kept is not None:
+            asked[wallet.pk] = OperatorBalance(wallet.operator, wallet.currency, *kept)
+        elif cache.add(_asking(wallet), True, settings.WALLET_BALANCE_TIMEOUT_MS // 1000 + 2):
+            by_operator[wallet.operator_id].append(wallet)
+        else:
+            asked[wallet.pk] = OperatorBalance(wallet.operator, wallet.currency, timezone.now(), unknown=BEING_ASKED)
     for group in by_operator.values():
         operator = copy.copy(group[0].operator)  # the operator's wallet, asked with the short timeout
         operator.wallet_timeout_ms = min(settings.WALLET_BALANCE_TIMEOUT_MS, operator.wallet_timeout_ms)
@@ -55,6 +80,8 @@ def ask_balances(wallets):
         for wallet, answer in zip(group, answers):
             amount, unknown = _read(answer, wallet.currency)
             asked[wallet.pk] = OperatorBalance(wallet.operator, wallet.currency, answer.sent_at, amount, unknown)
+            cache.set(_kept(wallet), (answer.sent_at, amount, unknown), settings.WALLET_BALANCE_CACHE_SECONDS)
+            cache.delete(_asking(wallet))
     return asked
 
 

@@ -12,11 +12,11 @@ import asyncio
 import hashlib
 import hmac
 import json
+import math
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 
 import aiohttp
 from django.conf import settings
@@ -54,14 +54,14 @@ def sign(body, secret):
 @dataclass
 class Answer:
     """What one attempt of a call gave: ``outcome`` (``ok``, ``refused``, ``failed``, ``unknown``),
-    the operator's ``status`` and ``balance`` (None when unknown), ``http_status`` and ``body`` (the
-    decoded JSON, or the text; None without a response), ``error`` (why the outcome is unknown or
+    the operator's ``status`` (None when unknown), ``http_status`` and ``body`` (the decoded JSON,
+    NaN, infinities and numbers no float holds kept as their text; or the text; None without a
+    response; the ``balance`` in it is read by ``wallets.balances``), ``error`` (why the outcome is unknown or
     failed), and the attempt itself: ``request`` (the body sent), ``request_id``, ``sent_at``,
     ``duration_ms``."""
 
     outcome: str
     status: str | None
-    balance: Decimal | None
     http_status: int | None
     body: object
     error: str
@@ -80,13 +80,20 @@ def _prepared(operator, call, fields):
     return f"{operator.wallet_url.rstrip('/')}/{call}", body, headers, request, request_id, sent_at
 
 
+def _finite(text):
+    """A JSON number with a fraction or exponent as a float, or its text when no float holds it
+    (``1e999999``): an answer's body is kept as JSON (a journal's JSON column takes no infinity)."""
+    number = float(text)
+    return number if math.isfinite(number) else text
+
+
 def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error=""):
     """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``."""
     duration = int((time.monotonic() - started) * 1000)
-    body, status, balance, outcome = None, None, None, "unknown"
+    body, status, outcome = None, None, "unknown"
     if http_status is not None:
         try:
-            body = json.loads(content)
+            body = json.loads(content, parse_float=_finite, parse_constant=str)
         except ValueError:
             body, error = content[:2000].decode(errors="replace"), error or "the answer is not JSON"
         if http_status != 200:
@@ -98,11 +105,7 @@ def _answer(call, request, request_id, sent_at, started, http_status=None, conte
             outcome = READING[call].get(status, "unknown")
             if outcome == "unknown":
                 error = f"{status} is no answer to a {call}"
-            try:
-                balance = Decimal(str(body["balance"])) if body.get("balance") is not None else None
-            except (InvalidOperation, ValueError):
-                balance = None
-    return Answer(outcome, status, balance, http_status, body, error, request, request_id, sent_at, duration)
+    return Answer(outcome, status, http_status, body, error, request, request_id, sent_at, duration)
 
 
 async def _send(session, limit, operator, call, fields):

@@ -15,7 +15,7 @@ here, per wallet, and nothing above knows which one moved it.
   synchronously while the game server waits: a seamless stake's debit is recorded
   (``open_debits``), sent (``send_debits``, outside any transaction: at most the operator's
   timeout), and only a debit answered OK lets its bet be placed (``take``: the ledger posting);
-  one that is not kept is rolled back (``drop_debits``). Transfer stakes need only ``take``.
+  one answered OK and not kept, for any reason, is rolled back (``drop_debits``). Transfer stakes need only ``take``.
 - ``retry``: a supervisor sends a seamless movement that keeps failing again now.
 
 Money is ``Decimal`` in the currency's major units with its minor-unit decimals, never a float.
@@ -173,11 +173,16 @@ def take(takes):
     seamless.confirm_debits({t.debit: t.key for t in takes if t.debit})
 
 
-def drop_debits(keys):
-    """Roll back the debit movements ``keys`` answered OK whose bets are not placed after all (the
-    round closed, a concurrent bet took the seat), in the caller's transaction (delivered after
-    commit)."""
-    seamless.roll_back(keys)
+def drop_debits(movements, *, now=False):
+    """Roll back, in a transaction of its own, each debit movement of ``movements`` (as
+    ``send_debits`` returned them) answered OK that stands for no ledger posting: its bet or extra
+    stake was not placed after all, whatever the reason (the round closed, a concurrent bet took
+    the seat, the placing raised, a shared mirror replaced it). Called once placing is over,
+    committed or not; delivered after commit, or before it returns when ``now`` (the money it
+    frees is staked next)."""
+    players = seamless.drop_unkept([m.key for m in movements if m.state == m.State.OK])
+    if now and players:
+        seamless.deliver(players)
 
 
 def retry(movement_id):

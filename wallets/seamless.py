@@ -122,6 +122,23 @@ def roll_back(keys):
     queue_delivery(outbox.write_rollbacks(keys))
 
 
+def drop_unkept(keys):
+    """Queue, in a transaction of its own, the rollback of each debit movement of ``keys`` answered
+    OK that stands for no ledger posting (rows locked: a posting committing meanwhile keeps its
+    debit). Returns the players they are for."""
+    with transaction.atomic():
+        unkept = list(WalletMovement.objects.select_for_update().filter(
+            key__in=keys, call=WalletMovement.Call.DEBIT, state=State.OK, ledger_key__isnull=True)
+            .values_list("key", "player_id"))
+        roll_back([key for key, _ in unkept])
+    return {player for _, player in unkept}
+
+
+def deliver(players):
+    """Deliver the due outbox movements of ``players`` (player ids) now, in this process."""
+    outbox.deliver(sorted(players))
+
+
 def retry(movement_id):
     """See ``port.retry``."""
     movement, was = outbox.retry(movement_id)

@@ -41,13 +41,14 @@ def why_no_bet_behind(rules: RuleSet, *, own_seat: bool, seats_held: int) -> str
     return None
 
 
-def mirrored_stakes(stake: Decimal, *, available: Decimal, step: Decimal, minimum: Decimal | None
+def mirrored_stakes(stake: Decimal, *, available: Decimal | None, step: Decimal, minimum: Decimal | None
                     ) -> tuple[Decimal, Decimal]:
     """RULES 9 (premium): a stake added on one of a player's two seats is mirrored on the other if
-    ``available`` (the player's balance) covers both; otherwise it is split equally between them,
-    each half rounded DOWN to the table's chip ``step`` [decision]. Returns the two seats' stakes.
-    Raises ``ValueError`` when a half is below the table ``minimum`` (or nothing)."""
-    if available >= 2 * stake:
+    ``available`` (the player's balance; None: covering both, the balance being the wallet's to
+    tell) covers both; otherwise it is split equally between them, each half rounded DOWN to the
+    table's chip ``step`` [decision]. Returns the two seats' stakes. Raises ``ValueError`` when a
+    half is below the table ``minimum`` (or nothing)."""
+    if available is None or available >= 2 * stake:
         return stake, stake
     half = half_stake(stake, step)
     if half <= 0 or (minimum is not None and half < minimum):
@@ -74,7 +75,7 @@ def unseated_after(rules: RuleSet, rounds_without_bet: int) -> bool:
     return rounds_without_bet >= 2
 
 
-def keeps_seat(balance: Decimal, minimum: Decimal | None) -> bool:
+def keeps_seat(balance: Decimal | None, minimum: Decimal | None) -> bool:
     """RULES 9: a seated player whose balance is below the table minimum when a round starts is
-    unseated (no minimum: always kept)."""
-    return minimum is None or balance >= minimum
+    unseated (no minimum, or a balance the platform does not know: always kept [decision])."""
+    return minimum is None or balance is None or balance >= minimum

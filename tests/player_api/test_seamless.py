@@ -7,6 +7,9 @@ a transfer player's beside them do."""
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
+from django.test import override_settings
+from rest_framework.settings import api_settings
 
 from accounts.models import Account
 from accounts.operators import create_api_key
@@ -56,8 +59,9 @@ def test_me_says_the_balance_is_unknown_when_the_operators_wallet_does_not_answe
     assert response.status_code == 200
     (shown,) = response.json()["wallets"]
     assert (shown["balance"], shown["balance_source"], shown["balance_unknown"]) == (None, "operator", BALANCE_UNKNOWN)
-    if fault == "down":  # back up, it answers (a new player's opening balance)
+    if fault == "down":  # back up, it answers (a new player's opening balance) once the answer kept expires
         wallet.faults(down=False)
+        cache.clear()
         assert client_for(player.user).get("/api/v1/me").json()["wallets"][0]["balance"] == "1000.00"
 
 
@@ -94,3 +98,13 @@ def test_a_seamless_operators_statement_shows_no_balance_after(sea, alice):
     entries = client_for_key(key).get("/api/operator/v1/statement/").json()["entries"]
     assert [(e["player"], e["kind"], e["balance_after"]) for e in entries] == [
         ("p1", "stake", None), ("p1", "payout", None)]
+
+
+def test_me_is_throttled_per_player_more_tightly_than_the_other_calls(sea, wallet):
+    player, api = sea
+    rates = {**api_settings.DEFAULT_THROTTLE_RATES, "player_me": "2/min"}
+    with override_settings(REST_FRAMEWORK={**api_settings.user_settings, "DEFAULT_THROTTLE_RATES": rates}):
+        assert [api.get("/api/v1/me").status_code for _ in range(3)] == [200, 200, 429]
+        assert api.get("/api/v1/me").json()["code"] == "throttled"
+        assert api.get("/api/v1/bets/").status_code == 200
+    assert wallet.state()["counters"]["calls"]["balance"] == 1  # the second answer was the one kept

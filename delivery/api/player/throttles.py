@@ -22,10 +22,12 @@ class PlayerRateThrottle(BaseThrottle):
     settings apply at once. Fixed windows aligned on the clock: a player may make up to 2N requests
     across a window's end, never more. Every request counts, refused ones too. The counters live in
     the default cache (``count_request``); refused requests get ``Retry-After`` = the seconds left
-    in the window."""
+    in the window. A subclass with another ``scope`` counts its views apart, at that scope's rate."""
+
+    scope = "player"
 
     def allow_request(self, request, view):
-        rate = api_settings.DEFAULT_THROTTLE_RATES.get("player")
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
         if rate is None:
             return True
         limit, period = rate.split("/")
@@ -34,10 +36,17 @@ class PlayerRateThrottle(BaseThrottle):
         start = int(now // window * window)
         self.retry_after = start + window - now
         # The counter outlives its window, so that no request of the window finds it expired.
-        return count_request(f"throttle:player:{request.user.pk}:{window}:{start}", 2 * window) <= int(limit)
+        return count_request(f"throttle:{self.scope}:{request.user.pk}:{window}:{start}", 2 * window) <= int(limit)
 
     def wait(self):
         return self.retry_after
+
+
+class MeRateThrottle(PlayerRateThrottle):
+    """``GET me``'s own, tighter rate per player (``player_me``, ``PLAYER_ME_API_RATE``), on top of
+    the player rate: each answer may ask the operator's wallet for a seamless player's balance."""
+
+    scope = "player_me"
 
 
 def count_request(key, seconds):

@@ -38,7 +38,7 @@ from .authentication import CachedTokenAuthentication, PlayerSessionAuthenticati
 from .bet_list import BetList
 from .filters import TZ_PARAMETER, ZoneFilter
 from .pagination import KeysetPagination
-from .throttles import PlayerRateThrottle
+from .throttles import MeRateThrottle, PlayerRateThrottle
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 429)}
 #: How many rounds ``rounds/recent`` recalls.
@@ -69,9 +69,12 @@ class PlayerAPIView(StrictAPIView):
 
 
 class MeView(PlayerAPIView):
+    throttle_classes = [PlayerRateThrottle, MeRateThrottle]
+
     @extend_schema(responses={200: s.MeSerializer, **ERRORS}, summary="Your account and wallets",
                    description="A seamless operator's player's balances are asked of the operator's wallet "
-                               "(balance_source: operator), null when it does not answer in time.")
+                               "(balance_source: operator; each answer kept a few seconds), null when it does "
+                               "not answer in time. Throttled per player more tightly than the other calls.")
     def get(self, request):
         player = self.player
         wallets = with_operator_balances(list(wallets_of(player).select_related("operator", "player")))
