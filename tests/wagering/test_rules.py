@@ -269,6 +269,24 @@ def test_rules_6_behind_and_pair_only_on_occupied_seats(eur):
         bet(round_, player, type="pair", seat=3, stake="1.00")
 
 
+@pytest.mark.parametrize("table_factory,side", [(ClassicTableFactory, "pair"), (PremiumTableFactory, "pairs")])
+def test_rules_8_a_pair_bet_is_the_seated_players_or_a_bet_behind_players_of_that_seat(eur, table_factory, side):
+    """RULES 8: a pair(s) bet on a seat is placed by the player seated there or by a player betting
+    behind that seat; on another player's seat it is refused and takes no money."""
+    round_ = RoundFactory(table=table_factory())
+    owner, other, backer = (PlayerFactory(funded="100.00") for _ in range(3))
+    bet(round_, owner, seat=3)
+    bet(round_, other, seat=5)
+    for player, seat in ((owner, 5), (backer, 3)):
+        with pytest.raises(SeatNotAllowed, match=f"on seat {seat}"):
+            bet(round_, player, type=side, seat=seat, stake="1.00")
+    assert balance(owner) == balance(other) == D("90.00") and balance(backer) == D("100.00")
+    bet(round_, owner, type=side, seat=3, stake="1.00")
+    bet(round_, backer, type="behind", seat=3, stake="5.00")
+    bet(round_, backer, type=side, seat=3, stake="1.00")
+    assert balance(owner) == D("89.00") and balance(backer) == D("94.00")
+
+
 def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
     round_ = RoundFactory(table=PremiumTableFactory())
     a, b = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
