@@ -113,10 +113,9 @@ def check_record_cards(round_, record, corrected=None):
                             field="shoe")
 
 
-def dealer_up_card(round_id):
-    """The dealer's up card of round ``round_id`` as scanned (the first card scanned to
-    ``dealer``, as finally read), or None while it is not reported."""
-    return next(iter(round_scans([round_id]).get(round_id, {}).get("dealer", [])), None)
+def round_cards(round_id):
+    """``{destination: [card codes]}`` (``scanned``) of round ``round_id``: the cards scanned so far."""
+    return round_scans([round_id]).get(round_id, {})
 
 
 def scan_events(record, reported_up_card=None):

@@ -34,7 +34,7 @@ from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.models import Bet, BetExtra
 from wagering.placement import place_bet
 
-from .helpers import balance, keys, show_up_card, sit
+from .helpers import balance, deal, keys, show_up_card, sit
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -293,6 +293,7 @@ def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
     main = bet(round_, a, seat=1, key="m").bets[0]
     bet(round_, b, type="behind", seat=1, stake="5.00", key="bh")
     close_betting(round_id=round_.pk)
+    deal(round_, ["5H", "6D"], "seat:1")
     with pytest.raises(InvalidExtra):
         add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
     add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
@@ -314,6 +315,7 @@ def closed_round(table, player, stake="10.00", seat=None, key="m"):
 def test_rules_4_double_debits_once_under_double_key(eur):
     player = PlayerFactory(funded="30.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal(round_, ["5H", "6D"])
     for _ in range(2):
         done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert done.action == "double" and balance(player) == D("10.00")
@@ -326,7 +328,7 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     bet(round_, player, key="m")
     bet(round_, other, key="o")
     close_betting(round_id=round_.pk)
-    show_up_card(round_)
+    deal(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"))
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
@@ -355,6 +357,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
     player = PlayerFactory(funded="10.00")
     table = table_factory()
     round_ = closed_round(table, player, seat=None if table.variant == "boundless" else 1)
+    deal(round_, cards, "player" if table.variant == "boundless" else "seat:1")
     done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=cards)
     assert (done.applied, done.action) == (False, action)
     assert balance(player) == D("0.00") and not BetExtra.objects.exists()
@@ -365,6 +368,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
 def test_rules_4_split_without_balance_falls_back(eur, cards, action):
     player = PlayerFactory(funded="10.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal(round_, cards)
     assert add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=cards).action == action
 
 
@@ -396,6 +400,105 @@ def test_rules_4_insurance_only_once_the_dealer_shows_an_ace(eur):
     assert add_extra_stake(round_id=round_.pk, bet="m", kind="insurance").extra.amount == D("5.00")
 
 
+def scan_cards(round_, *cards):
+    """Report ``cards`` (``(card, to)`` pairs) as scanned, in order."""
+    report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": c, "to": to} for c, to in cards])
+
+
+def test_rules_4_7_a_double_or_split_names_the_cards_scanned_and_takes_nothing_otherwise(eur):
+    """A double or split is taken on the hand's cards as scanned (boundless: the shared c1 c2),
+    never on cards that were not dealt: a split of a pair that is not the hand, a double of other
+    cards, a split of the real non-pair. Refused, nothing debited."""
+    ben, anna = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, ben, key="ben")
+    bet(round_, anna, key="anna")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", "player"), ("9S", "dealer"), ("6D", "player"), ("7D", "dealer"))
+    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
+        {"bet": "ben", "kind": "split", "cards": ["8H", "8D"]},
+        {"bet": "anna", "kind": "double", "cards": ["2C", "3C"]},
+        {"bet": "ben", "kind": "split", "cards": ["5H", "6D"]}])
+    assert [type(o.error) for o in outcomes] == [InvalidExtra] * 3
+    assert "not the hand's cards as scanned (5H 6D)" in str(outcomes[0].error)
+    assert "non-pair" in str(outcomes[2].error)
+    assert balance(ben) == balance(anna) == D("90.00") and not BetExtra.objects.exists()
+    assert add_extra_stake(round_id=round_.pk, bet="anna", kind="double", cards=["5H", "6D"]).applied
+
+
+def test_rules_4_7_boundless_split_hands_draw_from_the_start_of_the_shared_sequence(eur):
+    """After a split the first hand is c1 and c3 (then c4...), the second c2 and the first card
+    the first hand did not use: a double on either must name those cards, once they are scanned."""
+    player = PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, player, key="m")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("8H", "player"), ("9S", "dealer"), ("8D", "player"), ("7D", "dealer"))
+    add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["8H", "8D"])
+    with pytest.raises(InvalidExtra, match="as scanned"):  # c3 is not out yet
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["8H", "3C"])
+    scan_cards(round_, ("3C", "player"), ("2S", "player"))
+    with pytest.raises(InvalidExtra, match="as scanned"):  # hand 2 takes a card after hand 1's
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "3C"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["8H", "3C"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "2S"])
+    assert balance(player) == D("60.00")
+
+
+def test_rules_4_a_seats_split_hands_are_played_in_turn_on_the_seats_cards(eur):
+    """A seat plays its first split hand (its first card, then the seat's third card on) to the
+    end, then its second (its second card and the seat's last cards)."""
+    player = PlayerFactory(funded="100.00")
+    round_ = closed_round(PremiumTableFactory(), player, seat=2)
+    scan_cards(round_, ("8H", "seat:2"), ("9S", "dealer"), ("8D", "seat:2"), ("7D", "dealer"))
+    with pytest.raises(InvalidExtra, match="as scanned"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["8H", "8S"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["8H", "8D"])
+    scan_cards(round_, ("3C", "seat:2"))
+    with pytest.raises(InvalidExtra, match="as scanned"):  # the second hand has no card yet
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "3C"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["8H", "3C"])
+    scan_cards(round_, ("TS", "seat:2"), ("2H", "seat:2"))
+    with pytest.raises(InvalidExtra, match="as scanned"):  # the first hand is over
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "TS"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "2H"])
+    assert balance(player) == D("60.00")
+
+
+@pytest.mark.parametrize("table_factory", [PremiumTableFactory, BoundlessTableFactory])
+def test_rules_3_no_decision_before_the_peek_nor_after_a_dealer_blackjack(eur, table_factory):
+    """With a hole card, doubles, splits and follows come after the peek: not before the hole card
+    is reported, never once it makes a dealer blackjack (the round ended at the peek). Insurance,
+    decided before the peek, is still taken."""
+    table = table_factory()
+    seated, behind = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=table)
+    place = "player" if table.seats is None else "seat:1"
+    bet(round_, seated, seat=None if table.seats is None else 1, key="m")
+    if table.seats is not None:
+        bet(round_, behind, type="behind", seat=1, key="b")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", place), ("AS", "dealer"), ("6D", place))
+    with pytest.raises(InvalidExtra, match="after the peek"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    scan_cards(round_, ("KD", "dealer"))
+    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
+        {"bet": "m", "kind": "double", "cards": ["5H", "6D"]}, {"bet": "m", "kind": "insurance"}])
+    assert "the round ended at the peek" in str(outcomes[0].error) and outcomes[1].applied
+    assert balance(seated) == D("85.00") and list(BetExtra.objects.values_list("kind", flat=True)) == ["insurance"]
+
+
+def test_rules_3_classic_no_extra_once_the_dealers_second_card_is_out(eur):
+    """Classic deals the dealer's second card once every seat has played: no extra after it."""
+    player = PlayerFactory(funded="100.00")
+    round_ = closed_round(ClassicTableFactory(), player, seat=1)
+    scan_cards(round_, ("5H", "seat:1"), ("AS", "dealer"), ("6D", "seat:1"), ("KD", "dealer"))
+    for kind, cards in (("double", ["5H", "6D"]), ("insurance", None)):
+        with pytest.raises(InvalidExtra, match="second card is out"):
+            add_extra_stake(round_id=round_.pk, bet="m", kind=kind, cards=cards)
+    assert balance(player) == D("90.00") and not BetExtra.objects.exists()
+
+
 def test_rules_6_follows_in_the_same_batch_as_the_seats_double_and_split_are_taken_in_order(eur):
     """A batch is taken in order: a bet behind follows the seat's double or split asked for
     earlier in the same batch."""
@@ -407,6 +510,7 @@ def test_rules_6_follows_in_the_same_batch_as_the_seats_double_and_split_are_tak
     bet(round_, behind, key="b3", type="behind", seat=3)
     bet(round_, behind, key="b5", type="behind", seat=5)
     close_betting(round_id=round_.pk)
+    scan_cards(round_, ("8H", "seat:3"), ("5H", "seat:5"), ("9S", "dealer"), ("8D", "seat:3"), ("6D", "seat:5"))
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "s", "kind": "split", "cards": ["8H", "8D"]}, {"bet": "b3", "kind": "follow_split"},
         {"bet": "d", "kind": "double", "cards": ["5H", "6D"]}, {"bet": "b5", "kind": "follow_double"}])
@@ -423,9 +527,10 @@ def test_rules_4_extras_fit_the_bet(eur):
     with pytest.raises(IllegalTransition):  # betting still open
         add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
     close_betting(round_id=round_.pk)
+    deal(round_, ["5H", "6D"])
     with pytest.raises(InvalidExtra):
         add_extra_stake(round_id=round_.pk, bet="lt", kind="double", cards=["5H", "6D"])
-    with pytest.raises(InvalidExtra):  # hand 2 without a split
+    with pytest.raises(InvalidExtra, match="was not split"):  # hand 2 without a split
         add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["5H", "6D"])
     with pytest.raises(NotFound):
         add_extra_stake(round_id=round_.pk, bet="nope", kind="insurance")
@@ -436,6 +541,7 @@ def test_rules_4_extras_fit_the_bet(eur):
 def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal(round_, ["5H", "6D"])
     add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert balance(player) == D("80.00")
     pk = Bet.objects.get().pk
@@ -487,18 +593,19 @@ def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
         open_round(table_code="nope", external_id="X-3", shoe=1)
 
 
-@pytest.mark.parametrize("kind,cards,hand", [
-    ("double", ["2H", "3D", "6C"], 1),   # a double on three cards
-    ("split", ["5H", "6D"], 1),          # a split of a non-pair
-    ("double", ["AH", "TD"], 1),         # a blackjack is finished
-    ("double", ["AH", "KC"], 2),         # split aces take no double (hand 2 after a split of aces)
+@pytest.mark.parametrize("kind,cards,hand,dealt,why", [
+    ("double", ["2H", "3D", "6C"], 1, ["2H", "3D", "6C"], "3 cards"),      # a double on three cards
+    ("split", ["5H", "6D"], 1, ["5H", "6D"], "non-pair"),                  # a split of a non-pair
+    ("double", ["AH", "TD"], 1, ["AH", "TD"], "finished"),                 # a blackjack is finished
+    ("double", ["AD", "5C"], 2, ["AH", "AD", "KC", "5C"], "split aces"),  # split aces take no double
 ])
-def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, hand):
+def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, hand, dealt, why):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal(round_, dealt)
     if hand == 2:
         add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["AH", "AD"])
     before = balance(player)
-    with pytest.raises(InvalidExtra):
+    with pytest.raises(InvalidExtra, match=why):
         add_extra_stake(round_id=round_.pk, bet="m", kind=kind, hand=hand, cards=cards)
     assert balance(player) == before and not BetExtra.objects.filter(kind=kind, hand=hand).exists()
