@@ -9,6 +9,7 @@ from django.db import transaction
 
 from accounts.locks import lock_wallets
 from accounts.models import Operator
+from accounts.money import amount_string
 from tables.cards import round_cards
 from tables.engine import fallback, parse_card, score, why_illegal
 from tables.engine.extras import (
@@ -104,6 +105,7 @@ class _Extras:
         self._check_context(target, kind, hand)
         self._check_legal(target, kind, hand, cards)
         amount = extra_stake(kind, target.stake, self.table.currency.minor_units)
+        shown = amount_string(amount, self.table.currency.minor_units)  # the timeline's money
         if amount <= 0:
             raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
         key = BetExtra.key_for(kind, target.pk, hand)
@@ -112,7 +114,7 @@ class _Extras:
         if status is not None:
             action = fallback(self.rules, kind, score_) if kind in ("double", "split") else None
             self.events.append(event(self.round, Kind.FALLBACK, actor=actor, actor_user=actor_user, bet=target.pk,
-                                     record_id=record_id, kind=kind, hand=hand, needed=str(amount), action=action,
+                                     record_id=record_id, kind=kind, hand=hand, needed=shown, action=action,
                                      **({"wallet": status} if status else {})))
             return ExtraOutcome(None, action, None if status in ("", "INSUFFICIENT_FUNDS") else wallet_refusal(status))
         if wallet.journal and self.debits is None:
@@ -125,7 +127,7 @@ class _Extras:
             self._seat_extras.add((target.seat, kind, hand))
         self.new.append(extra)
         self.events.append(event(self.round, Kind.EXTRA_STAKE, actor=actor, actor_user=actor_user, bet=target.pk,
-                                 record_id=record_id, kind=kind, hand=hand, amount=str(amount)))
+                                 record_id=record_id, kind=kind, hand=hand, amount=shown))
         return ExtraOutcome(extra, kind)
 
     def _not_covered(self, wallet, key, amount):

@@ -392,8 +392,9 @@ def _insert_bets(round_, bets, *, actor, actor_user):
     """Insert ``bets`` (unsaved ``Bet`` rows of ``round_``; they get their pks) and then one
     ``bet_placed`` event per bet, in order. PostgreSQL: one statement (``wagering.pg``); elsewhere
     the ORM. Raises ``IntegrityError`` if an idempotency key or record id is taken."""
+    minor_units = round_.table.currency.minor_units
     payloads = [{"record_id": b.record_id, "player": b.player.game_code, "type": b.type, "seat": b.seat,
-                 "stake": str(b.stake)} for b in bets]
+                 "stake": amount_string(b.stake, minor_units)} for b in bets]
     if connection.vendor == "postgresql":
         pg.insert_bets(round_, bets, payloads, actor=actor, actor_user=actor_user)
         return

@@ -188,6 +188,28 @@ def test_rules_9_premium_split_equally_rounded_down_to_chip_step_decision(eur):
     assert balance(player) == D("1.00")
 
 
+def test_the_timeline_writes_money_in_the_currencys_minor_units(eur):
+    """A stake split over two premium seats, an extra stake and its fallback are written in the
+    timeline with the currency's two decimals, whatever the chip step's."""
+    table = PremiumTableFactory(limits={"main": ("1.00", "1000.00", "1.00")})
+    player, poor = PlayerFactory(funded="150.00"), PlayerFactory(funded="1.00")
+    sit(table, 1, player)
+    sit(table, 2, player)
+    round_ = RoundFactory(table=table)
+    placed = bet(round_, player, seat=1, stake="100.00", key="m").bets
+    bet(round_, poor, seat=3, stake="1.00", key="p")
+    assert [b.stake for b in placed] == [D("50.00"), D("50.00")]
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", "seat:1"), ("5C", "seat:2"), ("8H", "seat:3"), ("9S", "dealer"),
+               ("6D", "seat:1"), ("6C", "seat:2"), ("3H", "seat:3"), ("7D", "dealer"))
+    add_extra_stakes(round_id=round_.pk, extras=[{"bet": "m", "kind": "double", "cards": ["5H", "6D"]},
+                                                 {"bet": "p", "kind": "double", "cards": ["8H", "3H"]}])
+    money = [(e.kind, e.payload.get("stake") or e.payload.get("amount") or e.payload.get("needed"))
+             for e in RoundEvent.objects.filter(round=round_, kind__in=["bet_placed", "extra_stake", "fallback"])]
+    assert money == [("bet_placed", "50.00"), ("bet_placed", "50.00"), ("bet_placed", "1.00"),
+                     ("extra_stake", "50.00"), ("fallback", "1.00")]
+
+
 def test_rules_9_premium_second_seat_needs_an_equal_stake(eur):
     round_ = RoundFactory(table=PremiumTableFactory())
     player = PlayerFactory(funded="100.00")
@@ -208,6 +230,7 @@ def test_rules_9_grace_round_then_unseated_and_rules_6_orphan_bets_refunded(eur)
     close_betting(round_id=first.pk)
     assert balance(backer) == D("100.00")
     assert keys("refund:") == {f"refund:{behind.pk}", f"refund:{pairs.pk}"}
+    assert sorted(e.payload["refunded"] for e in RoundEvent.objects.filter(kind="bet_refunded")) == ["1.00", "5.00"]
     assert set(Bet.objects.values_list("state", flat=True)) == {"refunded"}
     seat = Seat.objects.get(table=table, number=4)
     assert seat.player == seated and seat.rounds_without_bet == 1  # grace round: keeps the seat
