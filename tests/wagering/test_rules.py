@@ -559,6 +559,33 @@ def test_rules_4_extras_fit_the_bet(eur):
         add_extra_stake(round_id=round_.pk, bet="nope", kind="insurance")
 
 
+@pytest.mark.parametrize("flag", ["follow_double", "follow_split"])
+def test_rules_6_a_record_may_not_follow_a_move_the_bet_behind_did_not_follow(eur, flag):
+    """A bet behind follows its seat's double or split only by the extra stake it took: a record
+    that says it followed a move it took no stake for (here, a seat that only stood) is invalid."""
+    from tables.exceptions import InvalidRecord
+    from tests.factories import scan
+
+    table = ClassicTableFactory()
+    seated, behind = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=table)
+    bet(round_, seated, seat=1, key="m")
+    bet(round_, behind, type="behind", seat=1, stake="5.00", key="b")
+    close_betting(round_id=round_.pk)
+    record = {"format": "round-record/1", "variant": "classic", "round": round_.external_id,
+              "shoe_round": round_.shoe_round, "currency": "EUR", "dealer": ["TC", "8S"],
+              "seats": {"1": {"cards": ["9H", "7D"], "actions": ["stand"]}},
+              "bets": [{"id": "m", "player": seated.game_code, "type": "main", "seat": 1, "stake": "10.00"},
+                       {"id": "b", "player": behind.game_code, "type": "behind", "seat": 1, "stake": "5.00",
+                        flag: True}]}
+    scan(round_.pk, record)
+    with pytest.raises(InvalidRecord, match=f"no {flag} stake") as error:
+        record_result(round_id=round_.pk, record=record)
+    assert error.value.extra["field"] == f"bets[1].{flag}" and Round.objects.get(pk=round_.pk).record is None
+    record["bets"][1][flag] = False
+    record_result(round_id=round_.pk, record=record)
+
+
 # --- RULES 10: suspend, resume, cancel -------------------------------------------------------------
 
 def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
