@@ -29,7 +29,7 @@ def show_up_card(round_, card="AS"):
     report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": card, "to": "dealer"}], actor="test")
 
 
-def deal(round_, cards, to="player", dealer=("9S", "7D")):
+def deal_hand(round_, cards, to="player", dealer=("9S", "7D")):
     """Report the initial deal of ``round_`` (CLOSED) as scanned, as a studio deals it before any
     decision: ``cards[0]`` to ``to``, the dealer's up card, the hand's other ``cards`` to ``to``, then
     the hole card at a table that has one (premium, boundless): the cards a double or split names."""

@@ -34,7 +34,7 @@ from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.models import Bet, BetExtra
 from wagering.placement import place_bet
 
-from .helpers import balance, deal, keys, show_up_card, sit
+from .helpers import balance, deal_hand, keys, show_up_card, sit
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -316,7 +316,7 @@ def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
     main = bet(round_, a, seat=1, key="m").bets[0]
     bet(round_, b, type="behind", seat=1, stake="5.00", key="bh")
     close_betting(round_id=round_.pk)
-    deal(round_, ["5H", "6D"], "seat:1")
+    deal_hand(round_, ["5H", "6D"], "seat:1")
     with pytest.raises(InvalidExtra):
         add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
     add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
@@ -338,7 +338,7 @@ def closed_round(table, player, stake="10.00", seat=None, key="m"):
 def test_rules_4_double_debits_once_under_double_key(eur):
     player = PlayerFactory(funded="30.00")
     round_ = closed_round(BoundlessTableFactory(), player)
-    deal(round_, ["5H", "6D"])
+    deal_hand(round_, ["5H", "6D"])
     for _ in range(2):
         done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert done.action == "double" and balance(player) == D("10.00")
@@ -351,7 +351,7 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     bet(round_, player, key="m")
     bet(round_, other, key="o")
     close_betting(round_id=round_.pk)
-    deal(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"))
+    deal_hand(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"))
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
@@ -380,7 +380,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
     player = PlayerFactory(funded="10.00")
     table = table_factory()
     round_ = closed_round(table, player, seat=None if table.variant == "boundless" else 1)
-    deal(round_, cards, "player" if table.variant == "boundless" else "seat:1")
+    deal_hand(round_, cards, "player" if table.variant == "boundless" else "seat:1")
     done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=cards)
     assert (done.applied, done.action) == (False, action)
     assert balance(player) == D("0.00") and not BetExtra.objects.exists()
@@ -391,7 +391,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
 def test_rules_4_split_without_balance_falls_back(eur, cards, action):
     player = PlayerFactory(funded="10.00")
     round_ = closed_round(BoundlessTableFactory(), player)
-    deal(round_, cards)
+    deal_hand(round_, cards)
     assert add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=cards).action == action
 
 
@@ -550,7 +550,7 @@ def test_rules_4_extras_fit_the_bet(eur):
     with pytest.raises(IllegalTransition):  # betting still open
         add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
     close_betting(round_id=round_.pk)
-    deal(round_, ["5H", "6D"])
+    deal_hand(round_, ["5H", "6D"])
     with pytest.raises(InvalidExtra):
         add_extra_stake(round_id=round_.pk, bet="lt", kind="double", cards=["5H", "6D"])
     with pytest.raises(InvalidExtra, match="was not split"):  # hand 2 without a split
@@ -591,7 +591,7 @@ def test_rules_6_a_record_may_not_follow_a_move_the_bet_behind_did_not_follow(eu
 def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
-    deal(round_, ["5H", "6D"])
+    deal_hand(round_, ["5H", "6D"])
     add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert balance(player) == D("80.00")
     pk = Bet.objects.get().pk
@@ -652,7 +652,7 @@ def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
 def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, hand, dealt, why):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
-    deal(round_, dealt)
+    deal_hand(round_, dealt)
     if hand == 2:
         add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["AH", "AD"])
     before = balance(player)
