@@ -113,21 +113,25 @@ def check_record_cards(round_, record, corrected=None):
                             field="shoe")
 
 
-def dealer_up_card(round_id):
-    """The dealer's up card of round ``round_id`` as scanned (the first card scanned to
-    ``dealer``, as finally read), or None while it is not reported."""
-    return next(iter(round_scans([round_id]).get(round_id, {}).get("dealer", [])), None)
+def round_cards(round_id):
+    """``{destination: [card codes]}`` (``scanned``) of round ``round_id``: the cards scanned so far."""
+    return round_scans([round_id]).get(round_id, {})
 
 
-def scan_events(record, reported_up_card=None):
-    """The ``card_scanned`` events that report ``record``'s cards (a well-formed round record):
-    the dealer's up card first, then each seat's (or the shared player sequence), then the
-    dealer's other cards, each destination in order: what a studio's scanner reports for that
-    record (the simulator, the tests). ``reported_up_card``: the dealer's up card, already
-    reported: left out, or corrected by a ``card_rescanned`` when ``record`` reads it otherwise."""
-    cards = record_cards(record)
-    dealer = cards.pop("dealer")
-    up = [] if reported_up_card == dealer[0] else [
-        {"kind": "card_scanned" if reported_up_card is None else "card_rescanned", "card": dealer[0], "to": "dealer"}]
-    rest = [{"kind": "card_scanned", "card": card, "to": to} for to, hand in cards.items() for card in hand]
-    return up + rest + [{"kind": "card_scanned", "card": card, "to": "dealer"} for card in dealer[1:]]
+def scan_events(record, reported=None):
+    """The scan events that report ``record``'s cards (a well-formed round record): the dealer's up
+    card first, then each seat's (or the shared player sequence), then the dealer's other cards,
+    each destination in order: what a studio's scanner reports for that record (the simulator, the
+    tests). ``reported``: ``{destination: [cards]}`` already reported (``round_cards``, the cards
+    dealt before a decision): those are left out, and a destination's last card reported that
+    ``record`` reads otherwise is corrected by a ``card_rescanned``."""
+    reported = reported or {}
+    events = {}
+    for to, cards in record_cards(record).items():
+        done = reported.get(to, [])
+        fix = [] if not done or cards[len(done) - 1:len(done)] == done[-1:] else [
+            {"kind": "card_rescanned", "card": cards[len(done) - 1], "to": to}]
+        events[to] = fix + [{"kind": "card_scanned", "card": card, "to": to} for card in cards[len(done):]]
+    dealer = events.pop("dealer")
+    up = [] if reported.get("dealer") else dealer[:1]
+    return up + [e for found in events.values() for e in found] + dealer[len(up):]

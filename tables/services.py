@@ -149,6 +149,8 @@ def resume(*, round_id, actor="", actor_user=None):
 #: auto-play decides for a player who does not answer (RULES 4).
 PLAY_EVENTS = frozenset({RoundEvent.Kind.CARD_SCANNED, RoundEvent.Kind.CARD_RESCANNED,
                          RoundEvent.Kind.DECISION, RoundEvent.Kind.AUTO_PLAY})
+#: The longest text (a value or key, at any depth) of a play event's payload.
+EVENT_TEXT_MAX = 200
 
 
 @transaction.atomic
@@ -159,7 +161,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
     rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt), ``InvalidInput``
-    (unknown kind, not a list, a scan's card or destination)."""
+    (unknown kind, not a list, a scan's card or destination, a text longer than
+    ``EVENT_TEXT_MAX``)."""
     round_ = lock_round(round_id)
     if round_.state not in (Round.State.CLOSED, Round.State.SUSPENDED) or round_.cancelled_at:
         raise IllegalTransition(f"round {round_id} is {round_.state}: no cards are being dealt")
@@ -171,7 +174,7 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         kind = payload.pop("kind", None)
         if not isinstance(kind, str) or kind not in PLAY_EVENTS:
             raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
-        check_json(payload, f"events[{i}]")  # no NUL (PostgreSQL's jsonb refuses it)
+        check_json(payload, f"events[{i}]", max_length=EVENT_TEXT_MAX)  # no NUL: PostgreSQL's jsonb refuses it
         if kind in SCANS:
             check_scan(round_.table, kind, payload, f"events[{i}]")
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other

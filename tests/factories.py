@@ -184,11 +184,31 @@ def make_operator(role, username=None):
 
 def scan(round_id, record):
     """Report ``record``'s cards as scanned to round ``round_id`` (CLOSED), as the studio's scanner
-    does while dealing (``tables.cards.scan_events``): a record must hold the cards scanned."""
-    from tables.cards import scan_events
+    does while dealing (``tables.cards.scan_events``): a record must hold the cards scanned. The
+    cards already reported (``deal``) are left out."""
+    from tables.cards import round_cards, scan_events
     from tables.services import report_play
 
-    report_play(round_id=round_id, events=scan_events(record), actor="test")
+    if events := scan_events(record, reported=round_cards(round_id)):
+        report_play(round_id=round_id, events=events, actor="test")
+
+
+def deal(round_id, record, more=None):
+    """Report the initial deal of ``record`` (a round record of round ``round_id``, CLOSED) as
+    scanned, what a studio has dealt when decisions begin: each seat's (or the shared hand's) first
+    two cards and the dealer's up card, and the hole card where there is one (RULES 3). ``more``:
+    ``{destination: number of cards}`` dealt by then to a place (a seat's cards after a split).
+    Cards already reported are left out."""
+    from tables.cards import record_cards, round_cards
+    from tables.engine import ruleset
+    from tables.services import report_play
+
+    cards, reported = record_cards(record), round_cards(round_id)
+    dealt = {to: 2 for to in cards} | {"dealer": 2 if ruleset(record["variant"]).hole_card else 1} | (more or {})
+    events = [{"kind": "card_scanned", "card": card, "to": to}
+              for to, n in dealt.items() for card in cards[to][len(reported.get(to, [])):n]]
+    if events:
+        report_play(round_id=round_id, events=events, actor="test")
 
 
 def totp_device(user):

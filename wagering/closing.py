@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from accounts.models import LedgerTransaction
+from accounts.money import amount_string
 from tables.engine.seating import seats_emptied, unseated_after
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent
@@ -46,7 +47,8 @@ def refund_bets(round_, bets, *, actor="", actor_user=None):
         state=Bet.State.REFUNDED, outcome="void", returned=F("stake") + Coalesce(Subquery(extras), Decimal(0)),
         settled_at=timezone.now())
     return [event(round_, Kind.BET_REFUNDED, actor=actor, actor_user=actor_user, bet=b.pk, record_id=b.record_id,
-                  refunded=str(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)))) for b in bets], posted
+                  refunded=amount_string(b.stake + sum((x.amount for x in b.extras.all()), Decimal(0)),
+                                         round_.table.currency.minor_units)) for b in bets], posted
 
 
 @transaction.atomic

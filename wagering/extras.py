@@ -10,9 +10,17 @@ from django.db import transaction
 from accounts.exceptions import IdempotencyConflict, PlatformError
 from accounts.locks import lock_wallets
 from accounts.models import Operator
-from tables.cards import dealer_up_card
+from accounts.money import amount_string
+from tables.cards import round_cards
 from tables.engine import fallback, parse_card, score, why_illegal
-from tables.engine.extras import extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
+from tables.engine.extras import (
+    extra_stake,
+    own_prerequisite,
+    seat_prerequisite,
+    why_extra_refused,
+    why_not_now,
+    why_not_scanned,
+)
 from tables.exceptions import IllegalTransition, InvalidInput, NotFound
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent
@@ -59,7 +67,7 @@ class _Extras:
         self.available = {pid: w.known_balance for pid, w in self.wallets.items()}  # None: the operator's to tell
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
         self._seat_extras = None
-        self._up_card = False  # not looked up yet
+        self._cards = None
         self.new, self.events, self.to_debit = [], [], []
 
     def seat_extras(self):
@@ -71,11 +79,12 @@ class _Extras:
             self._seat_extras |= {(x.bet.seat, x.kind, x.hand) for x in self.new if x.bet.type == "main"}
         return self._seat_extras
 
-    def up_card(self):
-        """The dealer's up card as scanned (``tables.cards.dealer_up_card``; looked up once), or None."""
-        if self._up_card is False:
-            self._up_card = dealer_up_card(self.round.pk)
-        return self._up_card
+    def cards(self, destination):
+        """The cards scanned so far to ``destination`` (``dealer``, ``seat:N``, ``player``;
+        ``tables.cards.round_cards``, looked up once)."""
+        if self._cards is None:
+            self._cards = round_cards(self.round.pk)
+        return self._cards.get(destination, [])
 
     def take(self, request, actor, actor_user):
         """Check one request (see ``add_extra_stake``) and take it in memory; returns its
@@ -100,6 +109,7 @@ class _Extras:
         self._check_context(target, kind, hand)
         self._check_legal(target, kind, hand, hand_cards)
         amount = extra_stake(kind, target.stake, self.table.currency.minor_units)
+        shown = amount_string(amount, self.table.currency.minor_units)  # the timeline's money
         if amount <= 0:
             raise InvalidExtra(f"half of {target.stake} is less than one minor unit")
         key = BetExtra.key_for(kind, target.pk, hand)
@@ -108,7 +118,7 @@ class _Extras:
         if status is not None:
             action = fallback(self.rules, kind, score_) if kind in ("double", "split") else None
             self.events.append(event(self.round, Kind.FALLBACK, actor=actor, actor_user=actor_user, bet=target.pk,
-                                     record_id=record_id, kind=kind, hand=hand, needed=str(amount), action=action,
+                                     record_id=record_id, kind=kind, hand=hand, needed=shown, action=action,
                                      **({"wallet": status} if status else {})))
             return ExtraOutcome(None, action, None if status in ("", "INSUFFICIENT_FUNDS") else wallet_refusal(status))
         if wallet.journal and self.debits is None:
@@ -122,7 +132,7 @@ class _Extras:
             self._seat_extras.add((target.seat, kind, hand))
         self.new.append(extra)
         self.events.append(event(self.round, Kind.EXTRA_STAKE, actor=actor, actor_user=actor_user, bet=target.pk,
-                                 record_id=record_id, kind=kind, hand=hand, amount=str(amount)))
+                                 record_id=record_id, kind=kind, hand=hand, amount=shown))
         return ExtraOutcome(extra, kind)
 
     def _not_covered(self, wallet, key, amount):
@@ -143,15 +153,12 @@ class _Extras:
     def _check_context(self, bet, kind, hand):
         """The extra stakes an extra depends on (the engine's ``own_prerequisite`` and
         ``seat_prerequisite``): a double on hand 2 needs the split; a follow needs the seat's own
-        double / split on that hand (RULES 6), stored or taken earlier in the batch. Insurance is
-        offered at decision time on a dealer ace only: the up card must have been reported
-        (``card_scanned`` to ``dealer``) and be an ace (RULES 4)."""
-        if kind == "insurance":
-            up = self.up_card()
-            if up is None:
-                raise InvalidExtra("insurance is taken once the dealer's up card is reported (card_scanned to dealer)")
-            if up[0] != "A":
-                raise InvalidExtra(f"insurance is offered on a dealer ace only; the up card is {up}")
+        double / split on that hand (RULES 6), stored or taken earlier in the batch. Every extra is
+        taken when the dealer's cards scanned so far say decisions are being taken (the engine's
+        ``why_not_now``): insurance on a reported ace up card, the others after the peek and never
+        after a dealer blackjack (RULES 3, 4)."""
+        if (reason := why_not_now(self.rules, kind, self.cards("dealer"))) is not None:
+            raise InvalidExtra(reason)
         own = own_prerequisite(kind, hand)
         if own is not None and not any((bet.pk, own, h) in self.taken for h in (1, 2)):
             raise InvalidExtra(f"no second hand: bet {bet.record_id} was not split")
@@ -160,13 +167,19 @@ class _Extras:
             raise InvalidExtra(f"seat {bet.seat} did not {seat_kind} (hand {hand})")
 
     def _check_legal(self, bet, kind, hand, hand_cards):
-        """A seat's double or split must be legal on the hand it names (RULES 4, the engine's
+        """A seat's double or split must name the hand's cards (``hand_cards``, normalised) as
+        scanned to its place (the engine's ``why_not_scanned``) and be legal on them (RULES 4,
         ``why_illegal``): a double on two cards, not on split aces; a split of a pair, not of a split
         hand; neither on a finished hand (21). The dealer's card matters only to surrender, which
         takes no extra stake."""
         if kind not in ("double", "split"):
             return
         was_split = hand == 2 or (bet.pk, "split", 1) in self.taken
+        place = "player" if self.rules.shared_hand else f"seat:{bet.seat}"
+        reason = why_not_scanned(hand_cards, self.cards(place), hand=hand, split=was_split,
+                                 shared=self.rules.shared_hand)
+        if reason is not None:
+            raise InvalidExtra(f"cards {' '.join(hand_cards)} (hand {hand}) to {place}: {reason}")
         reason = why_illegal(self.rules, kind, hand_cards, None, split=was_split,
                              split_aces=was_split and hand_cards[0][0] == "A")
         if reason is not None:

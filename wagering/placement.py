@@ -18,7 +18,14 @@ from accounts.locks import lock_wallets_by_code
 from accounts.models import Operator, Player
 from accounts.money import amount_string, parse_amount
 from accounts.operators import players_in_session
-from tables.engine.seating import half_stake, may_take_seat, mirrored_stakes, why_no_bet_behind, why_no_seat
+from tables.engine.seating import (
+    half_stake,
+    may_take_seat,
+    mirrored_stakes,
+    why_no_bet_behind,
+    why_no_pair_bet,
+    why_no_seat,
+)
 from tables.exceptions import InvalidInput, NotFound
 from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
@@ -231,11 +238,14 @@ class _Placement:
             return self._seat_bet(player, seat, stake, record_id)
         if seat.player_id is None:
             raise SeatNotAllowed(f"seat {seat.number} is empty: {bet_type} bets go on occupied seats only")
+        own_seat = seat.player_id == player.pk
         if bet_type == "behind":
-            reason = why_no_bet_behind(self.rules, own_seat=seat.player_id == player.pk,
-                                       seats_held=len(self._held(player)))
+            reason = why_no_bet_behind(self.rules, own_seat=own_seat, seats_held=len(self._held(player)))
             if reason is not None:
                 raise BehindOwnSeat(f"player {player.game_code} on seat {seat.number}: {reason}")
+        elif (reason := why_no_pair_bet(bet_type, own_seat=own_seat,
+                                        behind_seat=seat.number in self.behind.get(player.pk, ()))) is not None:
+            raise SeatNotAllowed(f"player {player.game_code} on seat {seat.number}: {reason}")
         return [(seat.number, stake)]
 
     def _held(self, player, but=None):
@@ -426,8 +436,9 @@ def _insert_bets(round_, bets, *, actor, actor_user):
     """Insert ``bets`` (unsaved ``Bet`` rows of ``round_``; they get their pks) and then one
     ``bet_placed`` event per bet, in order. PostgreSQL: one statement (``wagering.pg``); elsewhere
     the ORM. Raises ``IntegrityError`` if an idempotency key or record id is taken."""
+    minor_units = round_.table.currency.minor_units
     payloads = [{"record_id": b.record_id, "player": b.player.game_code, "type": b.type, "seat": b.seat,
-                 "stake": str(b.stake)} for b in bets]
+                 "stake": amount_string(b.stake, minor_units)} for b in bets]
     if connection.vendor == "postgresql":
         pg.insert_bets(round_, bets, payloads, actor=actor, actor_user=actor_user)
         return

@@ -15,16 +15,18 @@ from .models import Bet, BetExtra
 def _platform_bets(round_):
     """The bets the platform holds for ``round_`` (refunded ones left out), as check_record
     compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total},
-    pk, player id)}`` (follow_double counts as double, follow_split as split). Two queries of
-    plain rows, their players and extras reached through their keys (``accounts.sql.BY_KEY``), never
-    by scanning those tables: a boundless round holds thousands of bets, and this runs while the
-    game server waits for its answer."""
+    pk, player id, {follow kinds taken})}`` (follow_double counts as double, follow_split as split).
+    Two queries of plain rows, their players and extras reached through their keys
+    (``accounts.sql.BY_KEY``), never by scanning those tables: a boundless round holds thousands of
+    bets, and this runs while the game server waits for its answer."""
     bets = round_.bets.exclude(state=Bet.State.REFUNDED)
-    held = {record_id: (fields, {}, pk, player) for record_id, pk, player, *fields in values_list_rows(
+    held = {record_id: (fields, {}, pk, player, set()) for record_id, pk, player, *fields in values_list_rows(
         bets.values_list("record_id", "pk", "player_id", "player__game_code", "type", "seat", "stake"), planner=BY_KEY)}
     for record_id, kind, amount in values_list_rows(BetExtra.objects.filter(bet__in=bets.values("pk")).values_list(
             "bet__record_id", "kind", "amount"), planner=BY_KEY):
         totals = held[record_id][1]
+        if kind.startswith("follow_"):
+            held[record_id][4].add(kind)
         kind = kind.removeprefix("follow_")
         totals[kind] = totals.get(kind, Decimal(0)) + amount
     return held
@@ -40,7 +42,8 @@ def check_record(round_, record):
     and against the bets the platform holds: the same round id, currency and shoe round; the same
     bets (by ``record_id``: player, type, seat and original stake) and, per bet, the extra stakes
     the engine derives from the actions and flags equal to the ``BetExtra`` rows (double, split,
-    insurance). Returns ``(the engine's RoundResult, {record_id: (bet pk, player id)})``. Raises
+    insurance), and a bet behind's ``follow_double`` / ``follow_split`` true only where it took that
+    follow's stake. Returns ``(the engine's RoundResult, {record_id: (bet pk, player id)})``. Raises
     ``InvalidRecord`` whose ``extra["field"]`` is the record's field path."""
     table = round_.table
     for field, expected in (("round", round_.external_id), ("currency", table.currency_id),
@@ -70,4 +73,9 @@ def check_record(round_, record):
             theirs = {k: str(v) for k, v in engine_bet.extras.items()}
             raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
                                 f"{ {k: str(v) for k, v in ours.items()} }", field=f"bets[{index}]")
-    return result, {record_id: (pk, player) for record_id, (_, _, pk, player) in bets.items()}
+    for index, (record_id, engine_bet) in enumerate(result.bets.items()):
+        for flag in ("follow_double", "follow_split"):
+            if getattr(engine_bet, flag) and flag not in bets[record_id][4]:
+                raise InvalidRecord(f"bets[{index}].{flag}: true, but the bet took no {flag} stake (its seat's "
+                                    f"{flag.removeprefix('follow_')} was not followed)", field=f"bets[{index}].{flag}")
+    return result, {record_id: (pk, player) for record_id, (_, _, pk, player, _) in bets.items()}

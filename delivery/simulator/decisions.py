@@ -6,19 +6,20 @@ goes through ``wagering.extras.add_extra_stakes`` when it is decided: a double o
 wallet cannot cover (or a seamless operator's wallet does not take) comes back as not applied,
 and ``RoundPlay`` then plays the RULES 4 fallback (so each is its own call: the play needs the
 answer before it goes on); insurance is offered once the initial deal is out (before the peek),
-once the dealer's up card is reported (``report_play``), every bet's request in one
-``add_extra_stakes`` batch; bets behind choose to follow a double or a split of their seat."""
+every bet's request in one ``add_extra_stakes`` batch; bets behind choose to follow a double or a
+split of their seat. The cards dealt so far are scanned (``scanner``) before each request: the
+platform checks an extra stake against them."""
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
 
 from tables.engine.play import HandView, random_decider
-from tables.services import report_play
 from wagering.exceptions import WalletRefused
 from wagering.extras import add_extra_stakes
 
 from .calls import call
+from .scanner import Scanner
 
 #: Shares of players asking for insurance (dealer ace) and of bets behind following their seat.
 INSURANCE_RATE = 0.25
@@ -74,28 +75,31 @@ class RoundDecisions:
       round_pk: the platform's round id; ``bets``: the record's bet dicts (``RoundPlay.bets``,
       mutated: ``insurance`` / ``follow_*`` flags set when the extra stake is taken);
       rng; ``deviate`` / ``timeout``: shares of decisions off basic strategy / timed out;
-      ``stats``: a ``DecisionStats``. ``up_card``: the dealer's up card once reported (None before).
+      ``stats``: a ``DecisionStats``; ``scanner``: the round's ``Scanner``.
     """
 
-    def __init__(self, round_pk: int, rng: random.Random, deviate: float, timeout: float, stats: DecisionStats):
-        self.round_pk, self.rng, self.stats = round_pk, rng, stats
+    def __init__(self, round_pk: int, rng: random.Random, deviate: float, timeout: float, stats: DecisionStats,
+                 scanner: Scanner):
+        self.round_pk, self.rng, self.stats, self.scanner = round_pk, rng, stats, scanner
         self.strategy = random_decider(rng, deviate=deviate, timeout=timeout)
         self.bets: list = []
+        self.dealt: dict = {}
         self.deal: InitialDeal | None = None
-        self.up_card: str | None = None
 
-    def attach(self, bets: list, deal: InitialDeal) -> None:
-        """Use ``bets`` (the live ``RoundPlay.bets``) and ``deal`` (closed before the first decision)."""
-        self.bets, self.deal = bets, deal
+    def attach(self, bets: list, dealt: dict, deal: InitialDeal) -> None:
+        """Use ``bets`` (the live ``RoundPlay.bets``), ``dealt`` (its live ``RoundPlay.dealt``) and
+        ``deal`` (closed before the first decision)."""
+        self.bets, self.dealt, self.deal = bets, dealt, deal
 
     def _extra(self, bet_id: str, kind: str, hand: int = 1, cards=None):
         [outcome] = self._extras([{"bet": bet_id, "kind": kind, "hand": hand, "cards": cards}])
         return outcome.applied
 
     def _extras(self, requests: list) -> list:
-        """``add_extra_stakes`` for ``requests``, each outcome counted; a seamless operator's wallet
-        that did not take one is its fallback, as for a wallet short of it (RULES 4); any other
-        error is raised."""
+        """``add_extra_stakes`` for ``requests`` once the cards dealt so far are scanned, each outcome
+        counted; a seamless operator's wallet that did not take one is its fallback, as for a wallet
+        short of it (RULES 4); any other error is raised."""
+        self.scanner.report(self.dealt)
         outcomes = call(add_extra_stakes, round_id=self.round_pk, extras=requests)
         for request, outcome in zip(requests, outcomes):
             if outcome.error is not None and not isinstance(outcome.error, WalletRefused):
@@ -112,8 +116,6 @@ class RoundDecisions:
         asking = [bet for bet in self.bets if bet["type"] in ("main", "behind") and self.rng.random() < INSURANCE_RATE]
         if not asking:
             return
-        call(report_play, round_id=self.round_pk, events=[{"kind": "card_scanned", "card": up_card, "to": "dealer"}])
-        self.up_card = up_card
         outcomes = self._extras([{"bet": bet["id"], "kind": "insurance"} for bet in asking])
         for bet, outcome in zip(asking, outcomes):
             bet["insurance"] = outcome.applied
@@ -131,7 +133,10 @@ class RoundDecisions:
         (nothing debited, the fallback is played) when the wallet cannot cover it. Then the bets
         behind the seat choose whether to follow (RULES 6)."""
         hand = view.hand_index + 1 if action == "double" else 1
-        if not self._extra(view.bet_id, action, hand=hand, cards=list(view.cards)):
+        self.scanner.report(self.dealt)
+        cards = self.scanner.hand_as_read("player" if view.seat is None else f"seat:{view.seat}", view.cards,
+                                          view.hand_index == 0)
+        if not self._extra(view.bet_id, action, hand=hand, cards=cards):
             return False
         if view.seat is not None:
             self._follow(view.seat, action, view.hand_index)

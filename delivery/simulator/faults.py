@@ -12,7 +12,6 @@
 """
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 
@@ -32,23 +31,18 @@ def host_disconnects(rng: random.Random, rules) -> bool:
     return rules.reshuffle_on_host_disconnect and rng.random() < 1 / 3
 
 
-def _cards(record: dict) -> list:
-    """The cards of the first player hand (the dealer's when no seat was dealt)."""
-    if "player_cards" in record:
-        return record["player_cards"]
-    if not record["seats"]:
-        return record["dealer"]
-    return record["seats"][min(record["seats"], key=int)]["cards"]
+def misread_place(dealt: dict) -> str:
+    """Where a misread round's misread card goes (``dealt``: ``{destination: [cards]}`` dealt so
+    far): the first player hand (the shared hand, else the lowest seat dealt), the dealer's at an
+    empty table. Its first card is the one misread."""
+    if "player" in dealt:
+        return "player"
+    seats = sorted(int(to.removeprefix("seat:")) for to in dealt if to.startswith("seat:"))
+    return f"seat:{seats[0]}" if seats else "dealer"
 
 
-def misread(record: dict, rng: random.Random, out: Counter) -> dict:
-    """A copy of ``record`` whose first player card (dealer card at an empty table) has another suit
-    (same rank: every action stays legal), one of which fewer than 8 are ``out`` of the shoe (the
-    cards its rounds dealt, this one's included): the shoe's 8-copies limit is kept."""
-    wrong = copy.deepcopy(record)
-    cards = _cards(wrong)
-    counts = out
-    rank, suit = cards[0][:-1], cards[0][-1]
-    suits = [s for s in SUITS if s != suit and counts[rank + s] < 8]
-    cards[0] = rank + rng.choice(suits)
-    return wrong
+def misread_card(card: str, rng: random.Random, out: Counter) -> str:
+    """``card`` as misread: another suit (same rank: every action stays legal), one of which fewer
+    than 8 are ``out`` of the shoe (the cards its rounds dealt so far): the 8-copies limit is kept."""
+    rank, suit = card[:-1], card[-1]
+    return rank + rng.choice([s for s in SUITS if s != suit and out[rank + s] < 8])

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from settlement.results import record_result
 from settlement.tasks import settle_round
 from settlement.voids import cancel
-from tables.cards import scan_events
+from tables.cards import record_cards
 from tables.engine.play import RoundPlay
 from tables.models import Seat, Shoe
-from tables.services import open_round, report_play, resume, suspend
+from tables.services import open_round, resume, suspend
 from wagering.closing import close_betting
 from wagering.exceptions import SeatNotAllowed
 from wagering.models import Bet
@@ -25,6 +25,7 @@ from . import faults
 from .betting import BetMaker
 from .calls import call
 from .decisions import DecisionStats, InitialDeal, RoundDecisions
+from .scanner import Scanner
 from .settling import correct_misreads
 from .shoes import TableShoe
 
@@ -112,10 +113,12 @@ class TableGame:
         if fault == "suspend":
             call(suspend, round_id=round_.pk, reason="simulated fault: card scanner offline")
             call(resume, round_id=round_.pk)
-        record, up_card = self._play(round_)
-        sent = faults.misread(record, self.rng, self.shoe.out()) if fault == "misread" else record
+        misread = (lambda card: faults.misread_card(card, self.rng, self.shoe.out())) if fault == "misread" else None
+        scanner = Scanner(round_.pk, misread)
+        record = self._play(round_, scanner)
+        scanner.report(record_cards(record))
+        sent = scanner.as_read(record)
         cut_card_out = self.shoe.end_round(round_.pk)
-        call(report_play, round_id=round_.pk, events=scan_events(sent, reported_up_card=up_card))
         if fault == "cancel":
             self._cancel(round_, cut_card_out)
         else:
@@ -155,13 +158,13 @@ class TableGame:
                      .values_list("player__game_code", flat=True))
         self._place(round_, self.bets.behind_and_side_bets(occupied, seated, refused, shoe_round))
 
-    def _play(self, round_) -> tuple:
-        """Deal and play the CLOSED round from the table's shoe; returns its round record and the
-        dealer's up card if it was reported during the play (insurance), else None."""
+    def _play(self, round_, scanner: Scanner) -> dict:
+        """Deal and play the CLOSED round from the table's shoe, its cards scanned by ``scanner``
+        when a decision needs them; returns its round record."""
         bets = [_record_bet(b, self.minor_units) for b in
                 Bet.objects.filter(round=round_, state=Bet.State.ACCEPTED).select_related("player").order_by("pk")]
         decisions = RoundDecisions(round_.pk, self.rng, self.config.deviate, self.config.timeout,
-                                   self.stats.decisions)
+                                   self.stats.decisions, scanner)
         if self.rules.shared_hand:
             initial, up_index = 4, 1
         else:
@@ -170,10 +173,10 @@ class TableGame:
         deal = InitialDeal(self.shoe, initial, up_index, decisions.offer_insurance)
         play = RoundPlay(self.rules, deal, bets, decide=decisions.decide, can_afford=decisions.can_afford,
                          round_id=round_.external_id, currency=self.table.currency_id, shoe_round=round_.shoe_round)
-        decisions.attach(play.bets, deal)
+        decisions.attach(play.bets, play.dealt, deal)
         record = play.play()
         deal.close()
-        return record, decisions.up_card
+        return record
 
     def _cancel(self, round_, cut_card_out: bool) -> None:
         """Suspend, then cancel (void) the round; a classic host disconnection reshuffles the shoe."""

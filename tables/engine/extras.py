@@ -9,8 +9,10 @@ taken there.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
+from .hand import is_blackjack
 from .payouts import insurance_stake
 from .rules import RuleSet
 
@@ -35,6 +37,50 @@ def why_extra_refused(rules: RuleSet, bet_type: str, kind: str, hand: int) -> st
     if hand not in (1, 2) or (hand == 2 and kind not in ("double", "follow_double")):
         return f"no {kind} on hand {hand}"
     return None
+
+
+def why_not_now(rules: RuleSet, kind: str, dealer: Sequence[str]) -> str | None:
+    """None if a ``kind`` extra stake may be taken now, the dealer's cards scanned so far being
+    ``dealer`` (in order), else the reason (RULES 3, 4). Every extra is decided once the dealer's up
+    card is out, insurance on an ace only. With a hole card (premium, boundless) the other extras
+    come after the peek: once the hole card is out, and never after a dealer blackjack (the round
+    ended at the peek; insurance, decided before the peek, is still taken). Without one (classic)
+    the dealer's second card comes once every player has finished: no extra after it."""
+    if not dealer:
+        return f"{kind} is taken once the dealer's up card is reported (card_scanned to dealer)"
+    if kind == "insurance" and dealer[0][0] != "A":
+        return f"insurance is offered on a dealer ace only; the up card is {dealer[0]}"
+    if not rules.peek:
+        return None if len(dealer) == 1 else f"{kind} not allowed: the dealer's second card is out, play is over"
+    if kind == "insurance":
+        return None
+    if len(dealer) == 1:
+        return f"{kind} is taken after the peek, once the dealer's hole card is reported"
+    if is_blackjack(dealer[:2]):
+        return f"{kind} not allowed: the round ended at the peek (dealer blackjack)"
+    return None
+
+
+def why_not_scanned(cards: Sequence[str], scanned: Sequence[str], *, hand: int, split: bool,
+                    shared: bool) -> str | None:
+    """None if ``cards`` (the hand a double or split names) are that hand's cards so far, the cards
+    scanned to its place (a seat's, or boundless's shared sequence c1, c2, c3...) being ``scanned``
+    in order; else the reason. A seat's hand: before a split, every card of the seat; after it, the
+    first hand is the first card and the cards from the third on (it is played first), the second
+    hand the second card and the seat's last cards, after the first hand's. Boundless (``shared``):
+    each player draws from the start of the sequence (RULES 7), so the hand is a prefix of the same
+    (the second split hand: the second card, then cards after the first hand's own)."""
+    n = len(cards)
+    if hand == 2:
+        fits = list(cards[:1]) == list(scanned[1:2]) and any(
+            list(scanned[k:k + n - 1]) == list(cards[1:]) for k in range(3, len(scanned) - n + 2)
+            if shared or k + n - 1 == len(scanned))
+    else:
+        own = list(scanned[:1]) + list(scanned[2:]) if split else list(scanned)
+        fits = (own[:n] if shared else own) == list(cards)
+    if fits:
+        return None
+    return f"not the hand's cards as scanned ({' '.join(scanned) or 'no card'})"
 
 
 def extra_stake(kind: str, stake: Decimal, minor_units: int) -> Decimal:

@@ -54,6 +54,9 @@ class RoundPlay:
       decide: ``decide(view, legal) -> action | None``; default: always None (auto-play).
       can_afford: ``can_afford(view, action) -> bool`` for double/split; when False the RULES 4
         fallback (``legal.fallback``) is played and recorded instead.
+
+    ``dealt``: while ``play()`` runs, the cards dealt so far, ``{destination: [cards]}``
+    (``dealer``, ``seat:N`` or ``player``: where a studio's scanner reports them).
     """
 
     def __init__(self, rules: RuleSet, shoe: Shoe, bets: list, *, decide: Decide | None = None,
@@ -67,6 +70,7 @@ class RoundPlay:
         self.round_id = round_id
         self.currency = currency
         self.shoe_round = shoe_round
+        self.dealt: dict = {}
 
     def _decider(self, seat, bet_id, up, actions_out: list):
         rules = self.rules
@@ -98,14 +102,17 @@ class RoundPlay:
         dealer: list = []
         record = {"format": "round-record/1", "variant": rules.variant, "round": self.round_id,
                   "shoe_round": shoe_round, "currency": self.currency, "dealer": dealer}
+        self.dealt.clear()
+        self.dealt["dealer"] = dealer
         if rules.shared_hand:
-            pc = [draw()]
+            pc = self.dealt["player"] = [draw()]
             dealer.append(draw())
             pc.append(draw())
             dealer.append(draw())
         else:
             seat_nos = sorted({b["seat"] for b in self.bets if b["type"] == "main"})
             cards = {n: [] for n in seat_nos}
+            self.dealt.update((f"seat:{n}", hand) for n, hand in cards.items())
             for n in seat_nos:
                 cards[n].append(draw())
             dealer.append(draw())

@@ -41,6 +41,15 @@ def why_no_bet_behind(rules: RuleSet, *, own_seat: bool, seats_held: int) -> str
     return None
 
 
+def why_no_pair_bet(bet_type: str, *, own_seat: bool, behind_seat: bool) -> str | None:
+    """None if a player may place a ``bet_type`` side bet (``pair``, ``pairs``) on a seat, else the
+    reason (RULES 8): the player seated there places it (``own_seat``), or a player betting behind
+    that seat (``behind_seat``, a bet behind placed before it), nobody else."""
+    if own_seat or behind_seat:
+        return None
+    return f"a {bet_type} bet goes on one's own seat or on a seat one bets behind"
+
+
 def mirrored_stakes(stake: Decimal, *, available: Decimal | None, step: Decimal, minimum: Decimal | None
                     ) -> tuple[Decimal, Decimal]:
     """RULES 9 (premium): a stake added on one of a player's two seats is mirrored on the other if

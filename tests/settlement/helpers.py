@@ -5,7 +5,7 @@ from decimal import Decimal
 from accounts.models import Account, LedgerTransaction
 from settlement.results import record_result
 from tables.models import Round
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, scan
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, deal, scan
 from wagering.closing import close_betting
 from wagering.extras import add_extra_stake
 from wagering.models import Bet
@@ -55,11 +55,12 @@ def played_round(table=None, bets=BETS, *, result=True):
         for rid, (t, stake, _, _) in bets.items()])
     assert all(o.error is None for o in outcomes), [o.error for o in outcomes]
     close_betting(round_id=round_.pk)
+    record = record_for(round_, bets)
     for rid, (_, _, actions, _) in bets.items():
         if actions and actions[0] == "double":
+            deal(round_.pk, record)  # a double is taken on the cards dealt
             add_extra_stake(round_id=round_.pk, bet=rid, kind="double", cards=PLAYER_CARDS[:2])
     if result:
-        record = record_for(round_, bets)
         scan(round_.pk, record)
         record_result(round_id=round_.pk, record=record)
     return Round.objects.get(pk=round_.pk), players

@@ -27,3 +27,15 @@ def show_up_card(round_, card="AS"):
     from tables.services import report_play
 
     report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": card, "to": "dealer"}], actor="test")
+
+
+def deal_hand(round_, cards, to="player", dealer=("9S", "7D")):
+    """Report the initial deal of ``round_`` (CLOSED) as scanned, as a studio deals it before any
+    decision: ``cards[0]`` to ``to``, the dealer's up card, the hand's other ``cards`` to ``to``, then
+    the hole card at a table that has one (premium, boundless): the cards a double or split names."""
+    from tables.services import report_play
+
+    events = [(cards[0], to), (dealer[0], "dealer")] + [(c, to) for c in cards[1:]]
+    events += [(dealer[1], "dealer")] if round_.table.rules().hole_card else []
+    report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": c, "to": t} for c, t in events],
+                actor="test")

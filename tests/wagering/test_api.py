@@ -10,11 +10,19 @@ import pytest
 
 from accounts.selectors import account_balance
 from accounts.services import default_operator, house_account
-from tables.cards import scan_events
+from tables.cards import record_cards, scan_events
 from tables.engine import settle
 from tables.models import Round, RoundEvent, Shoe, StudioAPIKey
 from tables.studios import revoke_service_key
-from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory, UserFactory, operator_with_players
+from tests.factories import (
+    BoundlessTableFactory,
+    PlayerFactory,
+    TableFactory,
+    UserFactory,
+    deal,
+    operator_with_players,
+    scan,
+)
 
 from .conftest import client_for
 from .helpers import balance, keys
@@ -125,6 +133,9 @@ def test_bulk_extras_one_result_each(eur, game_client):
         {"key": "p", "player": poor.code, "type": "main", "stake": "10.00"},
     ]}, format="json")
     game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+    game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
+        {"kind": "card_scanned", "card": card, "to": to}
+        for card, to in (("5H", "player"), ("9S", "dealer"), ("6D", "player"), ("7D", "dealer"))]}, format="json")
     response = game_client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"extras": [
         {"bet": "r", "kind": "double", "cards": ["5H", "6D"]},
         {"bet": "p", "kind": "double", "cards": ["5H", "6D"]},
@@ -136,6 +147,28 @@ def test_bulk_extras_one_result_each(eur, game_client):
         (True, "double", None), (False, "hit", None), (False, None, "invalid_input")]
     assert D(results[0]["extra"]["amount"]) == D("10.00")
     assert balance(rich) == D("80.00") and balance(poor) == D("0.00")
+
+
+def test_extras_on_cards_never_scanned_or_after_the_peek_are_refused_and_take_nothing(eur, game_client):
+    """Round 210: a split of 8H 8D and a double of 2C 3C on a shared hand scanned 5H 6D; round 209:
+    a double after the dealer's blackjack at the peek. Refused (invalid_extra), nothing debited."""
+    ben, anna = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    for up, hole, extras in (("9S", "7D", [{"bet": "ben", "kind": "split", "cards": ["8H", "8D"]},
+                                          {"bet": "anna", "kind": "double", "cards": ["2C", "3C"]}]),
+                             ("AS", "KD", [{"bet": "anna", "kind": "double", "cards": ["5H", "6D"]}])):
+        round_id = open_round(game_client, BoundlessTableFactory())
+        game_client.post(f"/api/game/v1/rounds/{round_id}/bets/", {"bets": [
+            {"key": f"{round_id}-ben", "record_id": "ben", "player": ben.code, "type": "main", "stake": "10.00"},
+            {"key": f"{round_id}-anna", "record_id": "anna", "player": anna.code, "type": "main", "stake": "10.00"},
+        ]}, format="json")
+        game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+        game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
+            {"kind": "card_scanned", "card": card, "to": to}
+            for card, to in (("5H", "player"), (up, "dealer"), ("6D", "player"), (hole, "dealer"))]}, format="json")
+        response = game_client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"extras": extras}, format="json")
+        assert (response.status_code, response.data["code"]) == (422, "none_accepted")
+        assert {r["error"]["code"] for r in response.data["results"]} == {"invalid_extra"}
+    assert balance(ben) == balance(anna) == D("80.00") and not keys("split:") and not keys("double:")
 
 
 # --- complete rounds -------------------------------------------------------------------------------
@@ -161,21 +194,25 @@ def drive_round(client, variant, case):
         body = {"key": b["id"], "player": b["player"], "type": b["type"], "stake": b["stake"], "seat": b.get("seat")}
         assert client.post(url, body, format="json").status_code == 201
     assert client.post(f"/api/game/v1/rounds/{round_id}/close/").data["state"] == "closed"
-    scans = scan_events(record)
-    assert client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": scans}, format="json").status_code == 201
+    deal(round_id, record)
     result = settle(record, rules=table.rules())
-    first_two = record.get("player_cards", [None])[:2]
-    for b in record["bets"]:
-        extras = result.bets[b["id"]].extras
-        cards = first_two if variant == "boundless" else record["seats"][str(b["seat"])]["cards"][:2]
+    for b in sorted(record["bets"], key=lambda b: b["type"] != "main"):  # a seat's moves before their follows
+        extras, hands = result.bets[b["id"]].extras, result.bets[b["id"]].hands
+        place = "player" if variant == "boundless" else f"seat:{b['seat']}"
         prefix = "" if b["type"] == "main" else "follow_"
-        todo = [("insurance", 1)] if "insurance" in extras else []
-        todo += [(prefix + "split", 1)] if "split" in extras else []
-        todo += [(prefix + "double", h + 1) for h in range(int(extras.get("double", 0) / D(b["stake"])))]
-        for kind, hand in todo:
+        todo = [("insurance", 1, None)] if "insurance" in extras else []
+        todo += [(prefix + "split", 1, None)] if "split" in extras else []
+        todo += [(prefix + "double", h + 1, hand) for h, hand in enumerate(hands) if hand.doubled]
+        for kind, number, hand in todo:
+            if hand is not None and hand.split:  # a split hand's cards are dealt when it comes into play
+                more = (3 if number == 1 else len(hands[0].cards) + 2) if variant != "boundless" \
+                    else len(record["player_cards"])
+                deal(round_id, record, {place: more})
+            cards = list(hand.cards[:2]) if hand is not None else record_cards(record)[place][:2]
             response = client.post(f"/api/game/v1/rounds/{round_id}/extras/",
-                                   {"bet": b["id"], "kind": kind, "hand": hand, "cards": cards}, format="json")
+                                   {"bet": b["id"], "kind": kind, "hand": number, "cards": cards}, format="json")
             assert response.status_code == 200 and response.data["applied"], response.data
+    scan(round_id, record)
     response = client.post(f"/api/game/v1/rounds/{round_id}/result/", {"record": record}, format="json")
     assert response.status_code == 200, response.data
     return round_id, record, players, result
@@ -211,8 +248,9 @@ def test_invalid_record_is_refused_and_changes_nothing(eur, game_client):
     table = TableFactory(variant="premium")
     Shoe.objects.create(table=table, sequence=1, rounds_dealt=11)
     round_id = open_round(game_client, table, external_id="R-1")
+    for code in dict.fromkeys(b["player"] for b in record["bets"]):
+        PlayerFactory(code=code, funded="100.00")
     for b in sorted(record["bets"], key=lambda b: b["type"] != "main"):
-        PlayerFactory(code=b["player"], funded="100.00")
         game_client.post(f"/api/game/v1/rounds/{round_id}/bets/", {"key": b["id"], "player": b["player"],
                          "type": b["type"], "stake": b["stake"], "seat": b["seat"]}, format="json")
     game_client.post(f"/api/game/v1/rounds/{round_id}/close/")

@@ -180,6 +180,25 @@ def test_nul_in_event_payloads_is_invalid_input(eur, game_client, payload):
     assert RoundEvent.objects.count() == before
 
 
+@pytest.mark.parametrize("event", [
+    {"kind": "decision", "seat": 1, "action": "h" * 100_000},
+    {"kind": "auto_play", "note": ["ok", {"why": "x" * 201}]},
+    {"kind": "decision", "k" * 201: "hit"},
+])
+def test_event_texts_are_bounded(eur, game_client, event):
+    """Every text of an event (its values and keys, nested ones too) is at most 200 characters: a
+    longer one is invalid input and nothing is written."""
+    round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
+    before = RoundEvent.objects.count()
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
+        {"kind": "decision", "seat": 1, "action": "hit"}, event]}, format="json")
+    assert "at most 200 characters" in json_error(response, 400, "invalid_input")["detail"]
+    assert RoundEvent.objects.count() == before
+    ok = {"kind": "decision", "seat": 1, "action": "h" * 200}
+    assert game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [ok]},
+                            format="json").status_code == 201
+
+
 @pytest.mark.parametrize("kind", [[], {}, ["card_scanned"], 7, None])
 def test_an_event_kind_that_is_no_string_is_invalid_input(eur, game_client, kind):
     round_id = closed_round(game_client, PlayerFactory(funded="100.00"))

@@ -34,7 +34,7 @@ from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.models import Bet, BetExtra
 from wagering.placement import place_bet
 
-from .helpers import balance, keys, show_up_card, sit
+from .helpers import balance, deal_hand, keys, show_up_card, sit
 
 pytestmark = pytest.mark.django_db
 D = Decimal
@@ -188,6 +188,28 @@ def test_rules_9_premium_split_equally_rounded_down_to_chip_step_decision(eur):
     assert balance(player) == D("1.00")
 
 
+def test_the_timeline_writes_money_in_the_currencys_minor_units(eur):
+    """A stake split over two premium seats, an extra stake and its fallback are written in the
+    timeline with the currency's two decimals, whatever the chip step's."""
+    table = PremiumTableFactory(limits={"main": ("1.00", "1000.00", "1.00")})
+    player, poor = PlayerFactory(funded="150.00"), PlayerFactory(funded="1.00")
+    sit(table, 1, player)
+    sit(table, 2, player)
+    round_ = RoundFactory(table=table)
+    placed = bet(round_, player, seat=1, stake="100.00", key="m").bets
+    bet(round_, poor, seat=3, stake="1.00", key="p")
+    assert [b.stake for b in placed] == [D("50.00"), D("50.00")]
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", "seat:1"), ("5C", "seat:2"), ("8H", "seat:3"), ("9S", "dealer"),
+               ("6D", "seat:1"), ("6C", "seat:2"), ("3H", "seat:3"), ("7D", "dealer"))
+    add_extra_stakes(round_id=round_.pk, extras=[{"bet": "m", "kind": "double", "cards": ["5H", "6D"]},
+                                                 {"bet": "p", "kind": "double", "cards": ["8H", "3H"]}])
+    money = [(e.kind, e.payload.get("stake") or e.payload.get("amount") or e.payload.get("needed"))
+             for e in RoundEvent.objects.filter(round=round_, kind__in=["bet_placed", "extra_stake", "fallback"])]
+    assert money == [("bet_placed", "50.00"), ("bet_placed", "50.00"), ("bet_placed", "1.00"),
+                     ("extra_stake", "50.00"), ("fallback", "1.00")]
+
+
 def test_rules_9_premium_second_seat_needs_an_equal_stake(eur):
     round_ = RoundFactory(table=PremiumTableFactory())
     player = PlayerFactory(funded="100.00")
@@ -208,6 +230,7 @@ def test_rules_9_grace_round_then_unseated_and_rules_6_orphan_bets_refunded(eur)
     close_betting(round_id=first.pk)
     assert balance(backer) == D("100.00")
     assert keys("refund:") == {f"refund:{behind.pk}", f"refund:{pairs.pk}"}
+    assert sorted(e.payload["refunded"] for e in RoundEvent.objects.filter(kind="bet_refunded")) == ["1.00", "5.00"]
     assert set(Bet.objects.values_list("state", flat=True)) == {"refunded"}
     seat = Seat.objects.get(table=table, number=4)
     assert seat.player == seated and seat.rounds_without_bet == 1  # grace round: keeps the seat
@@ -269,12 +292,31 @@ def test_rules_6_behind_and_pair_only_on_occupied_seats(eur):
         bet(round_, player, type="pair", seat=3, stake="1.00")
 
 
+@pytest.mark.parametrize("table_factory,side", [(ClassicTableFactory, "pair"), (PremiumTableFactory, "pairs")])
+def test_rules_8_a_pair_bet_is_the_seated_players_or_a_bet_behind_players_of_that_seat(eur, table_factory, side):
+    """RULES 8: a pair(s) bet on a seat is placed by the player seated there or by a player betting
+    behind that seat; on another player's seat it is refused and takes no money."""
+    round_ = RoundFactory(table=table_factory())
+    owner, other, backer = (PlayerFactory(funded="100.00") for _ in range(3))
+    bet(round_, owner, seat=3)
+    bet(round_, other, seat=5)
+    for player, seat in ((owner, 5), (backer, 3)):
+        with pytest.raises(SeatNotAllowed, match=f"on seat {seat}"):
+            bet(round_, player, type=side, seat=seat, stake="1.00")
+    assert balance(owner) == balance(other) == D("90.00") and balance(backer) == D("100.00")
+    bet(round_, owner, type=side, seat=3, stake="1.00")
+    bet(round_, backer, type="behind", seat=3, stake="5.00")
+    bet(round_, backer, type=side, seat=3, stake="1.00")
+    assert balance(owner) == D("89.00") and balance(backer) == D("94.00")
+
+
 def test_rules_6_follow_double_and_split_need_the_seat_move(eur):
     round_ = RoundFactory(table=PremiumTableFactory())
     a, b = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
     main = bet(round_, a, seat=1, key="m").bets[0]
     bet(round_, b, type="behind", seat=1, stake="5.00", key="bh")
     close_betting(round_id=round_.pk)
+    deal_hand(round_, ["5H", "6D"], "seat:1")
     with pytest.raises(InvalidExtra):
         add_extra_stake(round_id=round_.pk, bet="bh", kind="follow_double")
     add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
@@ -296,6 +338,7 @@ def closed_round(table, player, stake="10.00", seat=None, key="m"):
 def test_rules_4_double_debits_once_under_double_key(eur):
     player = PlayerFactory(funded="30.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal_hand(round_, ["5H", "6D"])
     for _ in range(2):
         done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert done.action == "double" and balance(player) == D("10.00")
@@ -308,7 +351,7 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     bet(round_, player, key="m")
     bet(round_, other, key="o")
     close_betting(round_id=round_.pk)
-    show_up_card(round_)
+    deal_hand(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"))
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
@@ -337,6 +380,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
     player = PlayerFactory(funded="10.00")
     table = table_factory()
     round_ = closed_round(table, player, seat=None if table.variant == "boundless" else 1)
+    deal_hand(round_, cards, "player" if table.variant == "boundless" else "seat:1")
     done = add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=cards)
     assert (done.applied, done.action) == (False, action)
     assert balance(player) == D("0.00") and not BetExtra.objects.exists()
@@ -347,6 +391,7 @@ def test_rules_4_double_without_balance_falls_back(eur, table_factory, cards, ac
 def test_rules_4_split_without_balance_falls_back(eur, cards, action):
     player = PlayerFactory(funded="10.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal_hand(round_, cards)
     assert add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=cards).action == action
 
 
@@ -378,6 +423,105 @@ def test_rules_4_insurance_only_once_the_dealer_shows_an_ace(eur):
     assert add_extra_stake(round_id=round_.pk, bet="m", kind="insurance").extra.amount == D("5.00")
 
 
+def scan_cards(round_, *cards):
+    """Report ``cards`` (``(card, to)`` pairs) as scanned, in order."""
+    report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": c, "to": to} for c, to in cards])
+
+
+def test_rules_4_7_a_double_or_split_names_the_cards_scanned_and_takes_nothing_otherwise(eur):
+    """A double or split is taken on the hand's cards as scanned (boundless: the shared c1 c2),
+    never on cards that were not dealt: a split of a pair that is not the hand, a double of other
+    cards, a split of the real non-pair. Refused, nothing debited."""
+    ben, anna = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, ben, key="ben")
+    bet(round_, anna, key="anna")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", "player"), ("9S", "dealer"), ("6D", "player"), ("7D", "dealer"))
+    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
+        {"bet": "ben", "kind": "split", "cards": ["8H", "8D"]},
+        {"bet": "anna", "kind": "double", "cards": ["2C", "3C"]},
+        {"bet": "ben", "kind": "split", "cards": ["5H", "6D"]}])
+    assert [type(o.error) for o in outcomes] == [InvalidExtra] * 3
+    assert "not the hand's cards as scanned (5H 6D)" in str(outcomes[0].error)
+    assert "non-pair" in str(outcomes[2].error)
+    assert balance(ben) == balance(anna) == D("90.00") and not BetExtra.objects.exists()
+    assert add_extra_stake(round_id=round_.pk, bet="anna", kind="double", cards=["5H", "6D"]).applied
+
+
+def test_rules_4_7_boundless_split_hands_draw_from_the_start_of_the_shared_sequence(eur):
+    """After a split the first hand is c1 and c3 (then c4...), the second c2 and the first card
+    the first hand did not use: a double on either must name those cards, once they are scanned."""
+    player = PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    bet(round_, player, key="m")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("8H", "player"), ("9S", "dealer"), ("8D", "player"), ("7D", "dealer"))
+    add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["8H", "8D"])
+    with pytest.raises(InvalidExtra, match="as scanned"):  # c3 is not out yet
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["8H", "3C"])
+    scan_cards(round_, ("3C", "player"), ("2S", "player"))
+    with pytest.raises(InvalidExtra, match="as scanned"):  # hand 2 takes a card after hand 1's
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "3C"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["8H", "3C"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "2S"])
+    assert balance(player) == D("60.00")
+
+
+def test_rules_4_a_seats_split_hands_are_played_in_turn_on_the_seats_cards(eur):
+    """A seat plays its first split hand (its first card, then the seat's third card on) to the
+    end, then its second (its second card and the seat's last cards)."""
+    player = PlayerFactory(funded="100.00")
+    round_ = closed_round(PremiumTableFactory(), player, seat=2)
+    scan_cards(round_, ("8H", "seat:2"), ("9S", "dealer"), ("8D", "seat:2"), ("7D", "dealer"))
+    with pytest.raises(InvalidExtra, match="as scanned"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["8H", "8S"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["8H", "8D"])
+    scan_cards(round_, ("3C", "seat:2"))
+    with pytest.raises(InvalidExtra, match="as scanned"):  # the second hand has no card yet
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "3C"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["8H", "3C"])
+    scan_cards(round_, ("TS", "seat:2"), ("2H", "seat:2"))
+    with pytest.raises(InvalidExtra, match="as scanned"):  # the first hand is over
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "TS"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["8D", "2H"])
+    assert balance(player) == D("60.00")
+
+
+@pytest.mark.parametrize("table_factory", [PremiumTableFactory, BoundlessTableFactory])
+def test_rules_3_no_decision_before_the_peek_nor_after_a_dealer_blackjack(eur, table_factory):
+    """With a hole card, doubles, splits and follows come after the peek: not before the hole card
+    is reported, never once it makes a dealer blackjack (the round ended at the peek). Insurance,
+    decided before the peek, is still taken."""
+    table = table_factory()
+    seated, behind = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=table)
+    place = "player" if table.seats is None else "seat:1"
+    bet(round_, seated, seat=None if table.seats is None else 1, key="m")
+    if table.seats is not None:
+        bet(round_, behind, type="behind", seat=1, key="b")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", place), ("AS", "dealer"), ("6D", place))
+    with pytest.raises(InvalidExtra, match="after the peek"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    scan_cards(round_, ("KD", "dealer"))
+    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
+        {"bet": "m", "kind": "double", "cards": ["5H", "6D"]}, {"bet": "m", "kind": "insurance"}])
+    assert "the round ended at the peek" in str(outcomes[0].error) and outcomes[1].applied
+    assert balance(seated) == D("85.00") and list(BetExtra.objects.values_list("kind", flat=True)) == ["insurance"]
+
+
+def test_rules_3_classic_no_extra_once_the_dealers_second_card_is_out(eur):
+    """Classic deals the dealer's second card once every seat has played: no extra after it."""
+    player = PlayerFactory(funded="100.00")
+    round_ = closed_round(ClassicTableFactory(), player, seat=1)
+    scan_cards(round_, ("5H", "seat:1"), ("AS", "dealer"), ("6D", "seat:1"), ("KD", "dealer"))
+    for kind, cards in (("double", ["5H", "6D"]), ("insurance", None)):
+        with pytest.raises(InvalidExtra, match="second card is out"):
+            add_extra_stake(round_id=round_.pk, bet="m", kind=kind, cards=cards)
+    assert balance(player) == D("90.00") and not BetExtra.objects.exists()
+
+
 def test_rules_6_follows_in_the_same_batch_as_the_seats_double_and_split_are_taken_in_order(eur):
     """A batch is taken in order: a bet behind follows the seat's double or split asked for
     earlier in the same batch."""
@@ -389,6 +533,7 @@ def test_rules_6_follows_in_the_same_batch_as_the_seats_double_and_split_are_tak
     bet(round_, behind, key="b3", type="behind", seat=3)
     bet(round_, behind, key="b5", type="behind", seat=5)
     close_betting(round_id=round_.pk)
+    scan_cards(round_, ("8H", "seat:3"), ("5H", "seat:5"), ("9S", "dealer"), ("8D", "seat:3"), ("6D", "seat:5"))
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "s", "kind": "split", "cards": ["8H", "8D"]}, {"bet": "b3", "kind": "follow_split"},
         {"bet": "d", "kind": "double", "cards": ["5H", "6D"]}, {"bet": "b5", "kind": "follow_double"}])
@@ -405,12 +550,40 @@ def test_rules_4_extras_fit_the_bet(eur):
     with pytest.raises(IllegalTransition):  # betting still open
         add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
     close_betting(round_id=round_.pk)
+    deal_hand(round_, ["5H", "6D"])
     with pytest.raises(InvalidExtra):
         add_extra_stake(round_id=round_.pk, bet="lt", kind="double", cards=["5H", "6D"])
-    with pytest.raises(InvalidExtra):  # hand 2 without a split
+    with pytest.raises(InvalidExtra, match="was not split"):  # hand 2 without a split
         add_extra_stake(round_id=round_.pk, bet="m", kind="double", hand=2, cards=["5H", "6D"])
     with pytest.raises(NotFound):
         add_extra_stake(round_id=round_.pk, bet="nope", kind="insurance")
+
+
+@pytest.mark.parametrize("flag", ["follow_double", "follow_split"])
+def test_rules_6_a_record_may_not_follow_a_move_the_bet_behind_did_not_follow(eur, flag):
+    """A bet behind follows its seat's double or split only by the extra stake it took: a record
+    that says it followed a move it took no stake for (here, a seat that only stood) is invalid."""
+    from tables.exceptions import InvalidRecord
+    from tests.factories import scan
+
+    table = ClassicTableFactory()
+    seated, behind = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    round_ = RoundFactory(table=table)
+    bet(round_, seated, seat=1, key="m")
+    bet(round_, behind, type="behind", seat=1, stake="5.00", key="b")
+    close_betting(round_id=round_.pk)
+    record = {"format": "round-record/1", "variant": "classic", "round": round_.external_id,
+              "shoe_round": round_.shoe_round, "currency": "EUR", "dealer": ["TC", "8S"],
+              "seats": {"1": {"cards": ["9H", "7D"], "actions": ["stand"]}},
+              "bets": [{"id": "m", "player": seated.game_code, "type": "main", "seat": 1, "stake": "10.00"},
+                       {"id": "b", "player": behind.game_code, "type": "behind", "seat": 1, "stake": "5.00",
+                        flag: True}]}
+    scan(round_.pk, record)
+    with pytest.raises(InvalidRecord, match=f"no {flag} stake") as error:
+        record_result(round_id=round_.pk, record=record)
+    assert error.value.extra["field"] == f"bets[1].{flag}" and Round.objects.get(pk=round_.pk).record is None
+    record["bets"][1][flag] = False
+    record_result(round_id=round_.pk, record=record)
 
 
 # --- RULES 10: suspend, resume, cancel -------------------------------------------------------------
@@ -418,6 +591,7 @@ def test_rules_4_extras_fit_the_bet(eur):
 def test_rules_10_cancel_refunds_every_stake_and_extra(eur):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal_hand(round_, ["5H", "6D"])
     add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert balance(player) == D("80.00")
     pk = Bet.objects.get().pk
@@ -469,18 +643,19 @@ def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
         open_round(table_code="nope", external_id="X-3", shoe=1)
 
 
-@pytest.mark.parametrize("kind,cards,hand", [
-    ("double", ["2H", "3D", "6C"], 1),   # a double on three cards
-    ("split", ["5H", "6D"], 1),          # a split of a non-pair
-    ("double", ["AH", "TD"], 1),         # a blackjack is finished
-    ("double", ["AH", "KC"], 2),         # split aces take no double (hand 2 after a split of aces)
+@pytest.mark.parametrize("kind,cards,hand,dealt,why", [
+    ("double", ["2H", "3D", "6C"], 1, ["2H", "3D", "6C"], "3 cards"),      # a double on three cards
+    ("split", ["5H", "6D"], 1, ["5H", "6D"], "non-pair"),                  # a split of a non-pair
+    ("double", ["AH", "TD"], 1, ["AH", "TD"], "finished"),                 # a blackjack is finished
+    ("double", ["AD", "5C"], 2, ["AH", "AD", "KC", "5C"], "split aces"),  # split aces take no double
 ])
-def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, hand):
+def test_rules_4_an_illegal_double_or_split_takes_no_money(eur, kind, cards, hand, dealt, why):
     player = PlayerFactory(funded="100.00")
     round_ = closed_round(BoundlessTableFactory(), player)
+    deal_hand(round_, dealt)
     if hand == 2:
         add_extra_stake(round_id=round_.pk, bet="m", kind="split", cards=["AH", "AD"])
     before = balance(player)
-    with pytest.raises(InvalidExtra):
+    with pytest.raises(InvalidExtra, match=why):
         add_extra_stake(round_id=round_.pk, bet="m", kind=kind, hand=hand, cards=cards)
     assert balance(player) == before and not BetExtra.objects.filter(kind=kind, hand=hand).exists()

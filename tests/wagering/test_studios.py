@@ -238,6 +238,9 @@ def test_replays_extras_and_limit_errors_answer_minor_units(eur, game_client):
                                         format="json"), 400)
     assert limit["detail"].startswith("main stakes are 1.00 to 500.00, not 600.00"), limit
     game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+    game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
+        {"kind": "card_scanned", "card": card, "to": to}
+        for card, to in (("5H", "player"), ("9S", "dealer"), ("6D", "player"), ("7D", "dealer"))]}, format="json")
     extra = game_client.post(f"/api/game/v1/rounds/{round_id}/extras/",
                              {"bet": "k", "kind": "double", "cards": ["5H", "6D"]}, format="json").json()
     assert extra["extra"]["amount"] == "5.00"
