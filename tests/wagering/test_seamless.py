@@ -17,7 +17,7 @@ from settlement.voids import cancel, void_round
 from tables.models import Round, Seat
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
 from tests.player_api.conftest import play
-from tests.wagering.helpers import sit
+from tests.wagering.helpers import deal_hand, sit
 from tests.wallets.seamless import adjustment, attempt, seamless_operator
 from wagering import extras, placement
 from wagering.closing import close_betting
@@ -52,7 +52,7 @@ def _unkept_debits():
 def test_a_record_id_taken_by_another_requests_mirror_is_refused_alone(cast, wallet):
     round_, anna, cleo, f1 = cast
     outcomes = place_bets(round_id=round_.pk, bets=[
-        {"key": "px6-cleo", "player": cleo.game_code, "type": "pairs", "stake": "5.00", "seat": 1,
+        {"key": "px6-anna-pairs", "player": anna.game_code, "type": "pairs", "stake": "5.00", "seat": 1,
          "record_id": "px6-anna#mirror"},
         {"key": "px6-f1", "player": f1.game_code, "type": "main", "stake": "10.00", "seat": 3},
         {"key": "px6-anna", "player": anna.game_code, "type": "main", "stake": "10.00", "seat": 1}])
@@ -69,7 +69,7 @@ def test_a_record_id_taken_by_another_requests_mirror_is_refused_alone(cast, wal
 def test_an_idempotency_key_taken_by_another_requests_mirror_is_refused_alone(cast):
     round_, anna, cleo, _ = cast
     outcomes = place_bets(round_id=round_.pk, bets=[
-        {"key": "k-anna#mirror", "player": cleo.game_code, "type": "pairs", "stake": "5.00", "seat": 1},
+        {"key": "k-anna#mirror", "player": anna.game_code, "type": "pairs", "stake": "5.00", "seat": 1},
         {"key": "k-anna", "player": anna.game_code, "type": "main", "stake": "10.00", "seat": 1}])
     assert outcomes[0].error is None
     assert outcomes[1].error.code == "idempotency_conflict" and "k-anna#mirror" in str(outcomes[1].error)
@@ -100,6 +100,7 @@ def test_extra_stake_debits_are_rolled_back_when_taking_fails_after_them(cast, w
         {"key": "f1-main", "player": f1.game_code, "type": "main", "stake": "10.00", "seat": 3}])
     close_betting(round_id=round_.pk)
     assert Round.objects.get(pk=round_.pk).state == Round.State.CLOSED
+    deal_hand(round_, ["5H", "6D"], to="seat:3")
     before = wallet.balance_of("f1")
 
     def broken(takes):
