@@ -7,12 +7,12 @@ from decimal import Decimal
 import pytest
 
 from accounts.models import Operator
-from tables.models import Studio, StudioAgreement
+from tables.models import Round, Studio, StudioAgreement
 from tests.factories import BoundlessTableFactory, PlayerFactory, agree, operator_with_players
 from wagering.models import Bet
 
 from .conftest import studio_client
-from .helpers import balance
+from .helpers import balance, deal_hand
 from .test_api import open_round
 from .test_hardening import json_error
 
@@ -60,6 +60,7 @@ def test_an_extra_stake_replayed_on_other_cards_is_a_conflict(eur, game_client):
     game_client.post(f"/api/game/v1/rounds/{round_id}/bets/", {
         "key": "k", "player": player.code, "type": "main", "stake": "10.00"}, format="json")
     game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+    deal_hand(Round.objects.get(pk=round_id), ["5H", "6D"])
     url = f"/api/game/v1/rounds/{round_id}/extras/"
     double = {"bet": "k", "kind": "double", "cards": ["5H", "6D"]}
     first, again = (game_client.post(url, double, format="json") for _ in range(2))
