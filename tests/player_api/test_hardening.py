@@ -9,7 +9,7 @@ from django.test import Client, override_settings
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("tz", ["localtime", "Factory", "posixrules"])
+@pytest.mark.parametrize("tz", ["localtime", "Factory", "posixrules", "0%25s", "50%25"])  # a % in the message
 def test_only_real_iana_time_zones(api, tz):
     response = api.get(f"/api/v1/bets/?tz={tz}")
     assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content

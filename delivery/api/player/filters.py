@@ -47,7 +47,7 @@ class TimeZoneField(forms.CharField):
     def validate(self, value):
         super().validate(value)
         if value and value not in time_zones():
-            raise forms.ValidationError(f"unknown time zone {value[:64]!r}")
+            raise forms.ValidationError("unknown time zone %(zone)s", params={"zone": repr(value[:64])})  # % in it
 
 
 @extend_schema_field({"type": "string", "enum": sorted(time_zones())})
