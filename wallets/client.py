@@ -87,15 +87,33 @@ def _finite(text):
     return number if math.isfinite(number) else text
 
 
+#: The longest answer read from an operator's wallet, in bytes: a longer one is no answer (unknown
+#: outcome), and only its first 2,000 bytes are kept in the journal.
+MAX_ANSWER_BYTES = 64 * 1024
+
+
+def _object(pairs):
+    """A JSON object of ``pairs``; ``ValueError`` when a key is repeated (which value would count?)."""
+    body = dict(pairs)
+    if len(body) != len(pairs):
+        raise ValueError("a key is repeated")
+    return body
+
+
 def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error=""):
-    """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``."""
+    """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``.
+    A body that is not JSON (too deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) is kept as
+    text, cut: the outcome is unknown."""
     duration = int((time.monotonic() - started) * 1000)
     body, status, outcome = None, None, "unknown"
     if http_status is not None:
         try:
-            body = json.loads(content, parse_float=_finite, parse_constant=str)
-        except ValueError:
-            body, error = content[:2000].decode(errors="replace"), error or "the answer is not JSON"
+            if len(content) > MAX_ANSWER_BYTES:
+                raise ValueError(f"the answer is longer than {MAX_ANSWER_BYTES} bytes")
+            body = json.loads(content, parse_float=_finite, parse_constant=str, object_pairs_hook=_object)
+        except (ValueError, RecursionError) as e:
+            body = content[:2000].decode(errors="replace")
+            error = error or (f"the answer is not JSON ({e})"[:500] if http_status == 200 else "")
         if http_status != 200:
             error = error or f"HTTP {http_status}"
         elif not isinstance(body, dict) or body.get("status") not in STATUSES:
@@ -108,16 +126,28 @@ def _answer(call, request, request_id, sent_at, started, http_status=None, conte
     return Answer(outcome, status, http_status, body, error, request, request_id, sent_at, duration)
 
 
+async def _read_capped(response):
+    """The body of ``response`` up to ``MAX_ANSWER_BYTES`` + 1 bytes: reading stops past the cap."""
+    content = bytearray()
+    async for chunk in response.content.iter_chunked(16 * 1024):
+        content += chunk
+        if len(content) > MAX_ANSWER_BYTES:
+            break
+    return bytes(content)
+
+
 async def _send(session, limit, operator, call, fields):
     """One attempt of ``call`` with ``fields`` through ``session`` (an ``aiohttp.ClientSession``),
-    at most ``limit`` (a semaphore) at once, within the operator's timeout."""
+    at most ``limit`` (a semaphore) at once, within the operator's timeout. A redirect is never
+    followed (the signed call goes to the operator's ``wallet_url`` only): a 3xx is an unknown
+    outcome; at most ``MAX_ANSWER_BYTES`` + 1 bytes of the answer are read."""
     async with limit:
         url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
         started = time.monotonic()
         try:
-            async with session.post(url, data=body, headers=headers,
+            async with session.post(url, data=body, headers=headers, allow_redirects=False,  # 3xx: no answer
                                     timeout=aiohttp.ClientTimeout(total=operator.wallet_timeout_ms / 1000)) as response:
-                content = await response.read()
+                content = await _read_capped(response)
         except (aiohttp.ClientError, TimeoutError) as e:
             return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
         return _answer(call, request, request_id, sent_at, started, response.status, content)

@@ -1,14 +1,16 @@
 """wallets.client.send_many against the reference wallet process: at most the operator's
 ``wallet_concurrency`` calls in flight, every answer read, a wrong secret an unknown outcome."""
 
+import http.server
+import threading
 import uuid
 from datetime import timedelta
 
 import pytest
 
 from accounts.models import Operator
-from tests.operator_wallet.sandbox import SECRET, Sandbox, debit_fields
-from wallets.client import send_many
+from tests.operator_wallet.sandbox import SECRET, Sandbox, debit_fields, free_port
+from wallets.client import MAX_ANSWER_BYTES, send_many
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +43,59 @@ def test_a_wrong_secret_is_an_unknown_outcome_with_its_reason(wallet):
     operator = Operator(code="sea", wallet_url=wallet.url, wallet_secret="wrong", wallet_timeout_ms=3000)
     [answer] = send_many(operator, debits(1))
     assert (answer.outcome, answer.http_status, answer.error) == ("unknown", 401, "HTTP 401")
+
+
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """An operator's wallet that answers badly, by the path's first part: ``redirect`` (307 to
+    ``/landed``, which counts its hits), ``nested`` (JSON 100,000 arrays deep), ``big`` (a valid
+    answer longer than the cap), ``repeated`` (``status`` twice, OK last)."""
+
+    landed = []
+
+    def _answer(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        mode = self.path.strip("/").split("/")[0]
+        if mode == "landed":
+            _Hostile.landed.append(self.command)
+            body = b'{"status": "OK", "balance": "1.00"}'
+        elif mode == "redirect":
+            self.send_response(307)
+            self.send_header("Location", f"http://localhost:{self.server.server_port}/landed/debit")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        else:
+            body = {"nested": b"[" * 100_000 + b"]" * 100_000,
+                    "big": b'{"status": "OK", "pad": "' + b"x" * (MAX_ANSWER_BYTES + 10) + b'"}',
+                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}'}[mode]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Hostile)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("mode, why", [("redirect", "HTTP 307"), ("nested", "not JSON"),
+                                       ("big", f"longer than {MAX_ANSWER_BYTES} bytes"), ("repeated", "repeated")])
+def test_a_redirect_or_a_body_no_json_reader_should_trust_is_an_unknown_outcome(hostile, mode, why):
+    """A signed call goes to the operator's wallet_url only (a redirect is not followed: it could
+    point anywhere), and an answer too deep, too long or with a key twice is no answer."""
+    _Hostile.landed.clear()
+    operator = Operator(code="sea", wallet_url=f"{hostile}/{mode}", wallet_secret=SECRET, wallet_timeout_ms=3000)
+    (answer,) = send_many(operator, debits(1))
+    assert (answer.outcome, answer.status) == ("unknown", None) and why in answer.error, answer.error
+    assert _Hostile.landed == []
+    assert len(str(answer.body or "")) <= 2000
