@@ -237,6 +237,31 @@ def sql_type(field):
     return re.sub(r"\(.*\)", "", field.db_type(connection))
 
 
+def insert_columns(model, objs):
+    """``(constants, arrays)``: the columns of ``objs`` (instances of ``model``; the primary key
+    left out) for one INSERT whose rows come from ``unnest``: ``(quoted column, placeholder,
+    value)`` of each column with one value for every row, sent as one parameter, and ``(quoted
+    column, placeholder, values)`` of the others, one binary array each. The values are the
+    instances' (``auto_now``/``auto_now_add`` stamped as ``bulk_create`` stamps them, a JSON
+    field's value encoded as Django encodes it)."""
+    constants, arrays = [], []
+    for field in model._meta.concrete_fields:
+        if field.primary_key:
+            continue
+        column = connection.ops.quote_name(field.column)
+        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            values = [field.pre_save(obj, True) for obj in objs]
+        else:
+            values = [getattr(obj, field.attname) for obj in objs]
+        if field.get_internal_type() == "JSONField":
+            values = [field.get_db_prep_save(value, connection) for value in values]
+        if all(v == values[0] for v in values[1:]):
+            constants.append((column, f"%b::{sql_type(field)}", values[0]))
+        else:
+            arrays.append((column, f"%b::{sql_type(field)}[]", values))
+    return constants, arrays
+
+
 def insert_rows(model, objs):
     """Insert ``objs`` (a list of unsaved instances of ``model``) as ``bulk_create`` does, and on
     any other database than PostgreSQL by it. On PostgreSQL in ONE statement: the values as the
@@ -252,21 +277,7 @@ def insert_rows(model, objs):
         model.objects.bulk_create(objs)
         return objs
     table, pk = connection.ops.quote_name(model._meta.db_table), model._meta.pk
-    arrays, constants = [], []
-    for field in model._meta.concrete_fields:
-        if field.primary_key:
-            continue
-        column = connection.ops.quote_name(field.column)
-        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
-            values = [field.pre_save(obj, True) for obj in objs]
-        else:
-            values = [getattr(obj, field.attname) for obj in objs]
-        if field.get_internal_type() == "JSONField":
-            values = [field.get_db_prep_save(value, connection) for value in values]
-        if all(v == values[0] for v in values[1:]):
-            constants.append((column, f"%b::{sql_type(field)}", values[0]))
-        else:
-            arrays.append((column, f"%b::{sql_type(field)}[]", values))
+    constants, arrays = insert_columns(model, objs)
     names = [c for c, _, _ in arrays]
     unnest = ", ".join(["%s::integer[]"] + [p for _, p, _ in arrays])  # the ordinals: one row has no array else
     rows = execute_binary(

@@ -13,7 +13,7 @@ import json
 from django.db import connection
 from django.utils import timezone
 
-from accounts.sql import execute_binary, instances, select_list, sql_type
+from accounts.sql import execute_binary, insert_columns, instances, select_list
 from tables.models import RoundEvent
 
 from .models import Bet
@@ -39,17 +39,8 @@ def insert_bets(round_, bets, payloads, *, actor, actor_user):
     longer than running it). The instances get their primary keys. Raises ``IntegrityError`` if a
     bet's idempotency key or record id is taken."""
     table, pk = Bet._meta.db_table, Bet._meta.pk.column
-    arrays, columns, values, constants = [], [], [], []
-    for f in Bet._meta.concrete_fields:
-        if f.primary_key:
-            continue
-        column, column_values = connection.ops.quote_name(f.column), [getattr(b, f.attname) for b in bets]
-        if len(set(column_values)) == 1:
-            constants.append((column, f"%b::{sql_type(f)}", column_values[0]))
-        else:
-            arrays.append(f"%b::{sql_type(f)}[]")
-            columns.append(column)
-            values.append(column_values)
+    constants, varying = insert_columns(Bet, bets)
+    columns, arrays, values = [c for c, _, _ in varying], [p for _, p, _ in varying], [v for _, _, v in varying]
     ids = execute_binary(
         f"""WITH v AS (SELECT nextval((SELECT pg_get_serial_sequence(%b, %b))::regclass) AS {pk}, *
                        FROM unnest({", ".join(arrays + ["%b::text[]"])}) WITH ORDINALITY
