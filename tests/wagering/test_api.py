@@ -218,14 +218,20 @@ def drive_round(client, variant, case):
         body = {"key": b["id"], "player": b["player"], "type": b["type"], "stake": b["stake"], "seat": b.get("seat")}
         assert client.post(url, body, format="json").status_code == 201
     assert client.post(f"/api/game/v1/rounds/{round_id}/close/").data["state"] == "closed"
-    deal(round_id, record)
     result = settle(record, rules=table.rules())
-    for b in sorted(record["bets"], key=lambda b: b["type"] != "main"):  # a seat's moves before their follows
+    bets = sorted(record["bets"], key=lambda b: b["type"] != "main")  # a seat's moves before their follows
+    deal(round_id, record, hole_card=False)  # insurance is decided before the peek (RULES 3)
+    for b in bets:
+        if "insurance" in result.bets[b["id"]].extras:
+            response = client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"bet": b["id"], "kind": "insurance"},
+                                   format="json")
+            assert response.status_code == 200 and response.data["applied"], response.data
+    deal(round_id, record)
+    for b in bets:
         extras, hands = result.bets[b["id"]].extras, result.bets[b["id"]].hands
         place = "player" if variant == "boundless" else f"seat:{b['seat']}"
         prefix = "" if b["type"] == "main" else "follow_"
-        todo = [("insurance", 1, None)] if "insurance" in extras else []
-        todo += [(prefix + "split", 1, None)] if "split" in extras else []
+        todo = [(prefix + "split", 1, None)] if "split" in extras else []
         todo += [(prefix + "double", h + 1, hand) for h, hand in enumerate(hands) if hand.doubled]
         for kind, number, hand in todo:
             if hand is not None and hand.split:  # a split hand's cards are dealt when it comes into play

@@ -351,13 +351,13 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     bet(round_, player, key="m")
     bet(round_, other, key="o")
     close_betting(round_id=round_.pk)
-    deal_hand(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"))
+    deal_hand(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"), insure=["o"])  # before the peek
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
         {"bet": "m", "kind": "double", "cards": ["8H", "2C"]},             # 0.00 left: falls back
         {"bet": "nope", "kind": "insurance"},
-        {"bet": "o", "kind": "insurance"},
+        {"bet": "o", "kind": "insurance"},                                  # taken: answers it again
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},              # the same again: no second debit
     ])
     assert [(o.applied, o.action) for o in outcomes] == [
@@ -531,7 +531,8 @@ def test_rules_3_4_insurance_is_decided_before_the_peek(eur, table_factory, hole
     for record_id in ("late", "behind") if table.seats is not None else ("late",):
         with pytest.raises(InvalidExtra, match="before the peek"):
             add_extra_stake(round_id=round_.pk, bet=record_id, kind="insurance")
-    assert balance(early) == D("85.00") and balance(late) == balance(behind) == D("90.00")
+    assert balance(early) == D("85.00") and balance(late) == D("90.00")
+    assert balance(behind) == D("90.00" if table.seats is not None else "100.00")
     assert list(BetExtra.objects.values_list("bet__record_id", "kind")) == [("early", "insurance")]
 
 
