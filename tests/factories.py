@@ -193,10 +193,11 @@ def scan(round_id, record):
         report_play(round_id=round_id, events=events, actor="test")
 
 
-def deal(round_id, record, more=None):
+def deal(round_id, record, more=None, *, hole_card=True):
     """Report the initial deal of ``record`` (a round record of round ``round_id``, CLOSED) as
     scanned, what a studio has dealt when decisions begin: each seat's (or the shared hand's) first
-    two cards and the dealer's up card, and the hole card where there is one (RULES 3). ``more``:
+    two cards and the dealer's up card, and the hole card where there is one (RULES 3); without it
+    (``hole_card=False``) what is out while insurance is decided, before the peek. ``more``:
     ``{destination: number of cards}`` dealt by then to a place (a seat's cards after a split).
     Cards already reported are left out."""
     from tables.cards import record_cards, round_cards
@@ -204,7 +205,8 @@ def deal(round_id, record, more=None):
     from tables.services import report_play
 
     cards, reported = record_cards(record), round_cards(round_id)
-    dealt = {to: 2 for to in cards} | {"dealer": 2 if ruleset(record["variant"]).hole_card else 1} | (more or {})
+    dealer = 2 if hole_card and ruleset(record["variant"]).hole_card else 1
+    dealt = {to: 2 for to in cards} | {"dealer": dealer} | (more or {})
     events = [{"kind": "card_scanned", "card": card, "to": to}
               for to, n in dealt.items() for card in cards[to][len(reported.get(to, [])):n]]
     if events:

@@ -155,8 +155,8 @@ class _Extras:
         ``seat_prerequisite``): a double on hand 2 needs the split; a follow needs the seat's own
         double / split on that hand (RULES 6), stored or taken earlier in the batch. Every extra is
         taken when the dealer's cards scanned so far say decisions are being taken (the engine's
-        ``why_not_now``): insurance on a reported ace up card, the others after the peek and never
-        after a dealer blackjack (RULES 3, 4)."""
+        ``why_not_now``): insurance on a reported ace up card, before the hole card (the peek); the
+        others after the peek and never after a dealer blackjack (RULES 3, 4)."""
         if (reason := why_not_now(self.rules, kind, self.cards("dealer"))) is not None:
             raise InvalidExtra(reason)
         own = own_prerequisite(kind, hand)

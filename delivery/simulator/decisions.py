@@ -5,10 +5,10 @@ Players decide by basic strategy with some deviations and timeouts (the engine's
 goes through ``wagering.extras.add_extra_stakes`` when it is decided: a double or split the
 wallet cannot cover (or a seamless operator's wallet does not take) comes back as not applied,
 and ``RoundPlay`` then plays the RULES 4 fallback (so each is its own call: the play needs the
-answer before it goes on); insurance is offered once the initial deal is out (before the peek),
-every bet's request in one ``add_extra_stakes`` batch; bets behind choose to follow a double or a
-split of their seat. The cards dealt so far are scanned (``scanner``) before each request: the
-platform checks an extra stake against them."""
+answer before it goes on); insurance is offered once the initial deal is out, before the hole
+card is scanned (the peek, RULES 3), every bet's request in one ``add_extra_stakes`` batch; bets
+behind choose to follow a double or a split of their seat. The cards dealt so far are scanned
+(``scanner``) before each request: the platform checks an extra stake against them."""
 from __future__ import annotations
 
 import random
@@ -95,11 +95,11 @@ class RoundDecisions:
         [outcome] = self._extras([{"bet": bet_id, "kind": kind, "hand": hand, "cards": cards}])
         return outcome.applied
 
-    def _extras(self, requests: list) -> list:
-        """``add_extra_stakes`` for ``requests`` once the cards dealt so far are scanned, each outcome
-        counted; a seamless operator's wallet that did not take one is its fallback, as for a wallet
-        short of it (RULES 4); any other error is raised."""
-        self.scanner.report(self.dealt)
+    def _extras(self, requests: list, dealt: dict | None = None) -> list:
+        """``add_extra_stakes`` for ``requests`` once the cards of ``dealt`` (default: all dealt so
+        far) are scanned, each outcome counted; a seamless operator's wallet that did not take one is
+        its fallback, as for a wallet short of it (RULES 4); any other error is raised."""
+        self.scanner.report(self.dealt if dealt is None else dealt)
         outcomes = call(add_extra_stakes, round_id=self.round_pk, extras=requests)
         for request, outcome in zip(requests, outcomes):
             if outcome.error is not None and not isinstance(outcome.error, WalletRefused):
@@ -109,14 +109,16 @@ class RoundDecisions:
 
     def offer_insurance(self, up_card: str) -> None:
         """After the initial deal: if the dealer shows an ace, some main and behind bets ask for
-        insurance (half the stake), all in one ``add_extra_stakes`` batch; it is on the record only
-        when the wallet covered it."""
+        insurance (half the stake), all in one ``add_extra_stakes`` batch, the dealer's cards
+        scanned up to the up card (a hole card is scanned after it, RULES 3); it is on the record
+        only when the wallet covered it."""
         if up_card[0] != "A":
             return
         asking = [bet for bet in self.bets if bet["type"] in ("main", "behind") and self.rng.random() < INSURANCE_RATE]
         if not asking:
             return
-        outcomes = self._extras([{"bet": bet["id"], "kind": "insurance"} for bet in asking])
+        shown = {to: cards[:1] if to == "dealer" else cards for to, cards in self.dealt.items()}
+        outcomes = self._extras([{"bet": bet["id"], "kind": "insurance"} for bet in asking], shown)
         for bet, outcome in zip(asking, outcomes):
             bet["insurance"] = outcome.applied
 

@@ -41,11 +41,13 @@ def why_extra_refused(rules: RuleSet, bet_type: str, kind: str, hand: int) -> st
 
 def why_not_now(rules: RuleSet, kind: str, dealer: Sequence[str]) -> str | None:
     """None if a ``kind`` extra stake may be taken now, the dealer's cards scanned so far being
-    ``dealer`` (in order), else the reason (RULES 3, 4). Every extra is decided once the dealer's up
-    card is out, insurance on an ace only. With a hole card (premium, boundless) the other extras
-    come after the peek: once the hole card is out, and never after a dealer blackjack (the round
-    ended at the peek; insurance, decided before the peek, is still taken). Without one (classic)
-    the dealer's second card comes once every player has finished: no extra after it."""
+    ``dealer`` (in order), else the reason (RULES 3 "Peek", RULES 4 "insurance"). Every extra is
+    decided once the dealer's up card is out, insurance on an ace only (a bet on the dealer's
+    blackjack; the rules know no even money: a player blackjack insures like any hand). With a hole
+    card (premium, boundless) insurance is decided before the peek, while the dealer shows the up
+    card alone, and the other extras after it: once the hole card is out, and never on a dealer
+    blackjack (the round ended at the peek). Without one (classic) the dealer's second card comes
+    once every player has finished: every extra is decided while the dealer has one card."""
     if not dealer:
         return f"{kind} is taken once the dealer's up card is reported (card_scanned to dealer)"
     if kind == "insurance" and dealer[0][0] != "A":
@@ -53,7 +55,7 @@ def why_not_now(rules: RuleSet, kind: str, dealer: Sequence[str]) -> str | None:
     if not rules.peek:
         return None if len(dealer) == 1 else f"{kind} not allowed: the dealer's second card is out, play is over"
     if kind == "insurance":
-        return None
+        return None if len(dealer) == 1 else "insurance is decided before the peek: the dealer's hole card is out"
     if len(dealer) == 1:
         return f"{kind} is taken after the peek, once the dealer's hole card is reported"
     if is_blackjack(dealer[:2]):

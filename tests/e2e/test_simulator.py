@@ -125,3 +125,17 @@ def test_rtp_interval_of_a_rare_side_bet_never_goes_below_zero():
     pairs = [(Decimal(1), Decimal(31) if i == 0 else Decimal(0)) for i in range(40)]
     rtp, low, high = ratio_ci(pairs)
     assert rtp == pytest.approx(31 / 40) and low == 0.0 and high > rtp
+
+
+def test_the_simulator_insures_before_it_scans_the_hole_card(run):
+    """RULES 3, 4: at the tables with a hole card, insurance is asked on the ace up card before the
+    hole card is scanned (the platform refuses it after), and the other extras after the peek."""
+    result = run(rounds=30, players=12, boundless_players=30, variants=("premium", "boundless"), currencies=("EUR",),
+                 seed=4, fault_rate=0)
+    assert result.settled and result.stats.decisions.extras.get("insurance")
+    for round_ in Round.objects.filter(pk__in=result.stats.rounds):
+        timeline = list(round_.events.order_by("pk").values_list("kind", "payload"))
+        scans = [i for i, (kind, payload) in enumerate(timeline)
+                 if kind == "card_scanned" and payload["to"] == "dealer"]
+        extras = [(i, payload["kind"]) for i, (kind, payload) in enumerate(timeline) if kind == "extra_stake"]
+        assert all(i < scans[1] if kind == "insurance" else i > scans[1] for i, kind in extras), round_.pk

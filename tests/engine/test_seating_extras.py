@@ -5,7 +5,14 @@ from decimal import Decimal
 import pytest
 
 from tables.engine import ruleset
-from tables.engine.extras import extra_kinds, extra_stake, own_prerequisite, seat_prerequisite, why_extra_refused
+from tables.engine.extras import (
+    extra_kinds,
+    extra_stake,
+    own_prerequisite,
+    seat_prerequisite,
+    why_extra_refused,
+    why_not_now,
+)
 from tables.engine.seating import (
     half_stake,
     keeps_seat,
@@ -98,3 +105,24 @@ def test_extra_stake_amounts_and_prerequisites():
     assert own_prerequisite("double", 2) == "split" and own_prerequisite("follow_double", 2) == "follow_split"
     assert own_prerequisite("double", 1) is None
     assert seat_prerequisite("follow_split") == "split" and seat_prerequisite("insurance") is None
+
+
+@pytest.mark.parametrize("rules", [PREMIUM, BOUNDLESS])
+def test_with_a_hole_card_insurance_comes_before_the_peek_and_the_other_extras_after_it(rules):
+    """RULES 3, 4: insurance is decided on the ace up card, before the hole card is shown (the
+    peek); doubles, splits and follows once the hole card is out, never on a dealer blackjack."""
+    assert why_not_now(rules, "insurance", ["AS"]) is None
+    for hole in ("7D", "KD"):
+        assert "before the peek" in why_not_now(rules, "insurance", ["AS", hole])
+    assert "after the peek" in why_not_now(rules, "double", ["AS"])
+    assert why_not_now(rules, "double", ["AS", "7D"]) is None
+    assert "ended at the peek" in why_not_now(rules, "split", ["AS", "KD"])
+
+
+def test_without_a_hole_card_every_extra_comes_while_the_dealer_has_one_card():
+    """RULES 3 (classic): the dealer's second card comes once every player has finished."""
+    for kind in ("insurance", "double", "follow_split"):
+        assert why_not_now(CLASSIC, kind, ["AS"]) is None
+        assert "second card is out" in why_not_now(CLASSIC, kind, ["AS", "7D"])
+    assert "up card is reported" in why_not_now(CLASSIC, "double", [])
+    assert "ace only" in why_not_now(PREMIUM, "insurance", ["KD"])

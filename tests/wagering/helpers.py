@@ -29,13 +29,21 @@ def show_up_card(round_, card="AS"):
     report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": card, "to": "dealer"}], actor="test")
 
 
-def deal_hand(round_, cards, to="player", dealer=("9S", "7D")):
+def deal_hand(round_, cards, to="player", dealer=("9S", "7D"), insure=()):
     """Report the initial deal of ``round_`` (CLOSED) as scanned, as a studio deals it before any
     decision: ``cards[0]`` to ``to``, the dealer's up card, the hand's other ``cards`` to ``to``, then
-    the hole card at a table that has one (premium, boundless): the cards a double or split names."""
+    the hole card at a table that has one (premium, boundless): the cards a double or split names.
+    ``insure``: record ids of bets that take insurance on the up card, before the hole card is
+    reported (RULES 3: insurance is decided before the peek)."""
     from tables.services import report_play
+    from wagering.extras import add_extra_stakes
 
-    events = [(cards[0], to), (dealer[0], "dealer")] + [(c, to) for c in cards[1:]]
-    events += [(dealer[1], "dealer")] if round_.table.rules().hole_card else []
-    report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": c, "to": t} for c, t in events],
-                actor="test")
+    def scan(events):
+        report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": c, "to": t} for c, t in events],
+                    actor="test")
+
+    scan([(cards[0], to), (dealer[0], "dealer")] + [(c, to) for c in cards[1:]])
+    if insure:
+        add_extra_stakes(round_id=round_.pk, extras=[{"bet": b, "kind": "insurance"} for b in insure])
+    if round_.table.rules().hole_card:
+        scan([(dealer[1], "dealer")])

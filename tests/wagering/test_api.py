@@ -17,6 +17,7 @@ from tables.studios import revoke_service_key
 from tests.factories import (
     BoundlessTableFactory,
     PlayerFactory,
+    PremiumTableFactory,
     TableFactory,
     UserFactory,
     deal,
@@ -171,6 +172,29 @@ def test_extras_on_cards_never_scanned_or_after_the_peek_are_refused_and_take_no
     assert balance(ben) == balance(anna) == D("80.00") and not keys("split:") and not keys("double:")
 
 
+@pytest.mark.parametrize("table_factory", [PremiumTableFactory, BoundlessTableFactory])
+def test_insurance_once_the_hole_card_is_scanned_is_refused_and_takes_nothing(eur, game_client, table_factory):
+    """Second fresh attack: insurance was taken after a dealer blackjack had been scanned as the
+    hole card. Insurance is decided before the peek (RULES 3, 4): refused, invalid_extra, nothing
+    debited."""
+    anna = PlayerFactory(funded="100.00")
+    table = table_factory()
+    place, seat = ("player", None) if table.seats is None else ("seat:1", 1)
+    round_id = open_round(game_client, table)
+    assert game_client.post(f"/api/game/v1/rounds/{round_id}/bets/", {"bets": [
+        {"key": "anna", "player": anna.code, "type": "main", "stake": "10.00", "seat": seat}]},
+        format="json").status_code == 201
+    game_client.post(f"/api/game/v1/rounds/{round_id}/close/")
+    game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
+        {"kind": "card_scanned", "card": card, "to": to}
+        for card, to in (("5H", place), ("AS", "dealer"), ("6D", place), ("KD", "dealer"))]}, format="json")
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"bet": "anna", "kind": "insurance"},
+                                format="json")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid_extra"), response.content
+    assert "before the peek" in response.json()["detail"]
+    assert balance(anna) == D("90.00") and not keys("insurance:")
+
+
 # --- complete rounds -------------------------------------------------------------------------------
 
 def load_case(name):
@@ -194,14 +218,20 @@ def drive_round(client, variant, case):
         body = {"key": b["id"], "player": b["player"], "type": b["type"], "stake": b["stake"], "seat": b.get("seat")}
         assert client.post(url, body, format="json").status_code == 201
     assert client.post(f"/api/game/v1/rounds/{round_id}/close/").data["state"] == "closed"
-    deal(round_id, record)
     result = settle(record, rules=table.rules())
-    for b in sorted(record["bets"], key=lambda b: b["type"] != "main"):  # a seat's moves before their follows
+    bets = sorted(record["bets"], key=lambda b: b["type"] != "main")  # a seat's moves before their follows
+    deal(round_id, record, hole_card=False)  # insurance is decided before the peek (RULES 3)
+    for b in bets:
+        if "insurance" in result.bets[b["id"]].extras:
+            response = client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"bet": b["id"], "kind": "insurance"},
+                                   format="json")
+            assert response.status_code == 200 and response.data["applied"], response.data
+    deal(round_id, record)
+    for b in bets:
         extras, hands = result.bets[b["id"]].extras, result.bets[b["id"]].hands
         place = "player" if variant == "boundless" else f"seat:{b['seat']}"
         prefix = "" if b["type"] == "main" else "follow_"
-        todo = [("insurance", 1, None)] if "insurance" in extras else []
-        todo += [(prefix + "split", 1, None)] if "split" in extras else []
+        todo = [(prefix + "split", 1, None)] if "split" in extras else []
         todo += [(prefix + "double", h + 1, hand) for h, hand in enumerate(hands) if hand.doubled]
         for kind, number, hand in todo:
             if hand is not None and hand.split:  # a split hand's cards are dealt when it comes into play

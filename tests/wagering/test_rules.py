@@ -351,13 +351,13 @@ def test_rules_4_batch_of_extras_each_request_stands_alone_in_order(eur):
     bet(round_, player, key="m")
     bet(round_, other, key="o")
     close_betting(round_id=round_.pk)
-    deal_hand(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"))
+    deal_hand(round_, ["8H", "8D", "2C", "3C"], dealer=("AS", "7D"), insure=["o"])  # before the peek
     outcomes = add_extra_stakes(round_id=round_.pk, extras=[
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},
         {"bet": "m", "kind": "double", "hand": 2, "cards": ["8D", "3C"]},  # needs the split just taken
         {"bet": "m", "kind": "double", "cards": ["8H", "2C"]},             # 0.00 left: falls back
         {"bet": "nope", "kind": "insurance"},
-        {"bet": "o", "kind": "insurance"},
+        {"bet": "o", "kind": "insurance"},                                  # taken: answers it again
         {"bet": "m", "kind": "split", "cards": ["8H", "8D"]},              # the same again: no second debit
     ])
     assert [(o.applied, o.action) for o in outcomes] == [
@@ -491,8 +491,7 @@ def test_rules_4_a_seats_split_hands_are_played_in_turn_on_the_seats_cards(eur):
 @pytest.mark.parametrize("table_factory", [PremiumTableFactory, BoundlessTableFactory])
 def test_rules_3_no_decision_before_the_peek_nor_after_a_dealer_blackjack(eur, table_factory):
     """With a hole card, doubles, splits and follows come after the peek: not before the hole card
-    is reported, never once it makes a dealer blackjack (the round ended at the peek). Insurance,
-    decided before the peek, is still taken."""
+    is reported, never once it makes a dealer blackjack (the round ended at the peek)."""
     table = table_factory()
     seated, behind = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
     round_ = RoundFactory(table=table)
@@ -504,11 +503,37 @@ def test_rules_3_no_decision_before_the_peek_nor_after_a_dealer_blackjack(eur, t
     scan_cards(round_, ("5H", place), ("AS", "dealer"), ("6D", place))
     with pytest.raises(InvalidExtra, match="after the peek"):
         add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
+    add_extra_stake(round_id=round_.pk, bet="m", kind="insurance")
     scan_cards(round_, ("KD", "dealer"))
-    outcomes = add_extra_stakes(round_id=round_.pk, extras=[
-        {"bet": "m", "kind": "double", "cards": ["5H", "6D"]}, {"bet": "m", "kind": "insurance"}])
-    assert "the round ended at the peek" in str(outcomes[0].error) and outcomes[1].applied
+    with pytest.raises(InvalidExtra, match="the round ended at the peek"):
+        add_extra_stake(round_id=round_.pk, bet="m", kind="double", cards=["5H", "6D"])
     assert balance(seated) == D("85.00") and list(BetExtra.objects.values_list("kind", flat=True)) == ["insurance"]
+
+
+@pytest.mark.parametrize("hole", ["7D", "KD"])
+@pytest.mark.parametrize("table_factory", [PremiumTableFactory, BoundlessTableFactory])
+def test_rules_3_4_insurance_is_decided_before_the_peek(eur, table_factory, hole):
+    """Insurance is a bet on the dealer's blackjack, decided on the ace up card before the hole
+    card is shown: once the hole card is reported (a blackjack or not) it is refused and takes
+    nothing, on a seat bet as on a bet behind; the insurance taken before the peek stands."""
+    table = table_factory()
+    early, late, behind = (PlayerFactory(funded="100.00") for _ in range(3))
+    round_ = RoundFactory(table=table)
+    place = "player" if table.seats is None else "seat:1"
+    bet(round_, early, seat=None if table.seats is None else 1, key="early")
+    bet(round_, late, seat=None if table.seats is None else 2, key="late")
+    if table.seats is not None:
+        bet(round_, behind, type="behind", seat=1, key="behind")
+    close_betting(round_id=round_.pk)
+    scan_cards(round_, ("5H", place), ("AS", "dealer"), ("6D", place))
+    add_extra_stake(round_id=round_.pk, bet="early", kind="insurance")
+    scan_cards(round_, (hole, "dealer"))
+    for record_id in ("late", "behind") if table.seats is not None else ("late",):
+        with pytest.raises(InvalidExtra, match="before the peek"):
+            add_extra_stake(round_id=round_.pk, bet=record_id, kind="insurance")
+    assert balance(early) == D("85.00") and balance(late) == D("90.00")
+    assert balance(behind) == D("90.00" if table.seats is not None else "100.00")
+    assert list(BetExtra.objects.values_list("bet__record_id", "kind")) == [("early", "insurance")]
 
 
 def test_rules_3_classic_no_extra_once_the_dealers_second_card_is_out(eur):
