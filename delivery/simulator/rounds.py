@@ -171,7 +171,7 @@ class TableGame:
             seats = len({b["seat"] for b in bets if b["type"] == "main"})
             initial, up_index = 2 * seats + (2 if self.rules.hole_card else 1), seats
         deal = InitialDeal(self.shoe, initial, up_index, decisions.offer_insurance)
-        play = RoundPlay(self.rules, deal, bets, decide=decisions.decide, can_afford=decisions.can_afford,
+        play = RoundPlay(self.rules, deal, bets, decide=decisions.decide, can_afford_all=decisions.can_afford_all,
                          round_id=round_.external_id, currency=self.table.currency_id, shoe_round=round_.shoe_round)
         decisions.attach(play.bets, play.dealt, deal)
         record = play.play()
