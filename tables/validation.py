@@ -11,18 +11,37 @@ MAX_DEPTH = 32
 def check_json(value, name="payload", depth=0, *, max_length=None):
     """Raise ``InvalidInput`` if ``value`` (decoded JSON to store in a ``jsonb``) holds a NUL
     character in any string (keys included), a string longer than ``max_length`` characters (if
-    given), or is nested deeper than ``MAX_DEPTH``."""
+    given), or is nested deeper than ``MAX_DEPTH``; the message names where, from ``name``
+    (``name.key``, ``name[index]``, cut to 200 characters at each level)."""
+    fault = _fault(value, depth, max_length)
+    if fault is not None:
+        path, message = fault
+        for step in reversed(path):
+            name = step.format(name)[:200]
+        raise InvalidInput(f"{name}: {message}")
+
+
+def _fault(value, depth, max_length):
+    """None, or ``(path, message)``: the first fault of ``value`` and, innermost first, the steps to
+    it (``"{}.key"``, ``"{}[index]"``; a key's own fault is its dict's). The place is named only
+    when there is a fault: a round record holds tens of thousands of strings."""
     if depth > MAX_DEPTH:
-        raise InvalidInput(f"{name}: nested too deeply")
+        return [], "nested too deeply"
     if isinstance(value, str):
         if "\x00" in value:
-            raise InvalidInput(f"{name}: must not contain NUL characters")
+            return [], "must not contain NUL characters"
         if max_length is not None and len(value) > max_length:
-            raise InvalidInput(f"{name}: texts are at most {max_length} characters")
+            return [], f"texts are at most {max_length} characters"
     elif isinstance(value, dict):
         for key, item in value.items():
-            check_json(key, name, depth + 1, max_length=max_length)
-            check_json(item, f"{name}.{key}"[:200], depth + 1, max_length=max_length)
+            fault = _fault(key, depth + 1, max_length)
+            if fault is None and (fault := _fault(item, depth + 1, max_length)) is not None:
+                fault[0].append("{}." + str(key).replace("{", "{{").replace("}", "}}"))
+            if fault is not None:
+                return fault
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            check_json(item, f"{name}[{i}]"[:200], depth + 1, max_length=max_length)
+            if (fault := _fault(item, depth + 1, max_length)) is not None:
+                fault[0].append(f"{{}}[{i}]")
+                return fault
+    return None

@@ -50,15 +50,19 @@ class RunStats:
 PLACE_BATCH = 500
 
 
-def _record_bet(bet: Bet, minor_units: int) -> dict:
-    """A platform bet as a round-record bet (flags false until the extra stake is taken)."""
-    d = {"id": bet.record_id, "player": bet.player.game_code, "type": bet.type,
-         "stake": f"{bet.stake:.{minor_units}f}"}
-    if bet.seat is not None:
-        d["seat"] = bet.seat
-    if bet.type in ("main", "behind"):
+#: What ``_record_bet`` reads of a bet (plain rows: a boundless round holds tens of thousands).
+RECORD_BET_FIELDS = ("record_id", "player__game_code", "type", "stake", "seat")
+
+
+def _record_bet(record_id, player, type_, stake, seat, minor_units: int) -> dict:
+    """A platform bet (its ``RECORD_BET_FIELDS``) as a round-record bet (flags false until the
+    extra stake is taken)."""
+    d = {"id": record_id, "player": player, "type": type_, "stake": f"{stake:.{minor_units}f}"}
+    if seat is not None:
+        d["seat"] = seat
+    if type_ in ("main", "behind"):
         d["insurance"] = False
-    if bet.type == "behind":
+    if type_ == "behind":
         d["follow_double"] = d["follow_split"] = False
     return d
 
@@ -161,8 +165,8 @@ class TableGame:
     def _play(self, round_, scanner: Scanner) -> dict:
         """Deal and play the CLOSED round from the table's shoe, its cards scanned by ``scanner``
         when a decision needs them; returns its round record."""
-        bets = [_record_bet(b, self.minor_units) for b in
-                Bet.objects.filter(round=round_, state=Bet.State.ACCEPTED).select_related("player").order_by("pk")]
+        bets = [_record_bet(*row, self.minor_units) for row in Bet.objects.filter(
+            round=round_, state=Bet.State.ACCEPTED).order_by("pk").values_list(*RECORD_BET_FIELDS)]
         decisions = RoundDecisions(round_.pk, self.rng, self.config.deviate, self.config.timeout,
                                    self.stats.decisions, scanner)
         if self.rules.shared_hand:
@@ -171,7 +175,7 @@ class TableGame:
             seats = len({b["seat"] for b in bets if b["type"] == "main"})
             initial, up_index = 2 * seats + (2 if self.rules.hole_card else 1), seats
         deal = InitialDeal(self.shoe, initial, up_index, decisions.offer_insurance)
-        play = RoundPlay(self.rules, deal, bets, decide=decisions.decide, can_afford=decisions.can_afford,
+        play = RoundPlay(self.rules, deal, bets, decide=decisions.decide, can_afford_all=decisions.can_afford_all,
                          round_id=round_.external_id, currency=self.table.currency_id, shoe_round=round_.shoe_round)
         decisions.attach(play.bets, play.dealt, deal)
         record = play.play()

@@ -65,17 +65,32 @@ Decide = Callable[[HandPlay, int], "str | None"]
 
 def play_hands(rules: RuleSet, initial: Sequence[str], draw: Callable[[], str], decide: Decide,
                round_over: bool = False) -> list[HandPlay]:
-    """Play one seat's (or one boundless player's) hands to the end (RULES 4).
+    """Play one seat's (or one boundless player's) hands to the end (RULES 4): ``hand_steps``
+    driven by ``decide(hand, hand_index) -> action | None`` (called while a hand is unfinished; it
+    must return a LEGAL action, the caller checks ``legal.why_illegal`` and raises its own error,
+    or None = no decision (timeout): auto-play then completes that hand). Returns the hands in play
+    order (one, or two after a split)."""
+    steps = hand_steps(rules, initial, draw, round_over)
+    try:
+        asked = next(steps)
+        while True:
+            asked = steps.send(decide(*asked))
+    except StopIteration as done:
+        return done.value
+
+
+def hand_steps(rules: RuleSet, initial: Sequence[str], draw: Callable[[], str], round_over: bool = False):
+    """The play of one seat's (or one boundless player's) hands as a generator, to play many
+    players' hands side by side (boundless: every player's decisions of a card in one batch).
 
     Args:
       initial: the two initial cards.
       draw: ``draw() -> card`` gives the next card for this player (seat cards in dealt order, or
         the boundless shared sequence from c3 in the order this player asks).
-      decide: ``decide(hand, hand_index) -> action | None``; called while a hand is unfinished.
-        It must return a LEGAL action (the caller checks ``legal.why_illegal`` and raises its own
-        error) or None = no decision (timeout): auto-play then completes that hand.
       round_over: the round ended at the peek: the hand is finished as dealt.
-    Returns the hands in play order (one, or two after a split).
+    Yields ``(hand, hand_index)`` for each decision on an unfinished hand and takes the action sent
+    back (a LEGAL action, or None = timeout: auto-play completes that hand). Returns (as
+    ``StopIteration.value``) the hands in play order (one, or two after a split).
     """
     first = HandPlay(list(initial))
     if round_over or is_blackjack(first.cards):
@@ -90,7 +105,7 @@ def play_hands(rules: RuleSet, initial: Sequence[str], draw: Callable[[], str], 
                 h.finished = True
         auto = False
         while not h.finished:
-            a = None if auto else decide(h, i)
+            a = None if auto else (yield h, i)
             if a is None:
                 auto = True
                 a = auto_action(h.cards)

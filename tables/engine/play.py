@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .hand import is_blackjack, score
-from .handplay import HandPlay, dealer_play, play_hands
+from .handplay import dealer_play, hand_steps
 from .legal import fallback, legal_actions
 from .rules import RuleSet, ruleset
 from .shoe import Shoe
@@ -36,6 +36,7 @@ class HandView:
 
 Decide = Callable[[HandView, frozenset], "str | None"]
 CanAfford = Callable[[HandView, str], bool]
+CanAffordAll = Callable[[list], list]
 
 
 def _stand_or_auto(view: HandView, legal: frozenset) -> str | None:
@@ -54,45 +55,80 @@ class RoundPlay:
       decide: ``decide(view, legal) -> action | None``; default: always None (auto-play).
       can_afford: ``can_afford(view, action) -> bool`` for double/split; when False the RULES 4
         fallback (``legal.fallback``) is played and recorded instead.
+      can_afford_all: instead of ``can_afford``, ``can_afford_all([(view, action), ...]) -> [bool]``
+        for the doubles and splits decided together: a seat's one, or at the shared hand every
+        player's decision on the same cards (each player decides once, then waits for the next
+        card: the players are played side by side, one batch per card).
 
     ``dealt``: while ``play()`` runs, the cards dealt so far, ``{destination: [cards]}``
     (``dealer``, ``seat:N`` or ``player``: where a studio's scanner reports them).
     """
 
     def __init__(self, rules: RuleSet, shoe: Shoe, bets: list, *, decide: Decide | None = None,
-                 can_afford: CanAfford | None = None, round_id: str = "R-1", currency: str = "EUR",
-                 shoe_round: int | None = None):
+                 can_afford: CanAfford | None = None, can_afford_all: CanAffordAll | None = None,
+                 round_id: str = "R-1", currency: str = "EUR", shoe_round: int | None = None):
         self.rules = rules
         self.shoe = shoe
         self.bets = [dict(b) for b in bets]
         self.decide = decide or _stand_or_auto
-        self.can_afford = can_afford
+        if can_afford_all is None and can_afford is not None:
+            def can_afford_all(asks):
+                return [can_afford(view, action) for view, action in asks]
+        self.can_afford_all = can_afford_all
         self.round_id = round_id
         self.currency = currency
         self.shoe_round = shoe_round
         self.dealt: dict = {}
 
-    def _decider(self, seat, bet_id, up, actions_out: list):
+    def _play_side_by_side(self, players: list) -> list:
+        """Play ``players`` (``(seat, bet_id, up, actions_out, steps)``: ``steps`` a
+        ``hand_steps`` generator, ``actions_out`` the list the player's actions go to) side by side:
+        each unfinished player's next decision, then the doubles and splits among them in one
+        ``can_afford_all`` call, then each plays on to its next decision. A timeout hands the rest
+        of that player's hands to auto-play. Returns each player's hands, in order."""
         rules = self.rules
-        state = {"timed_out": False}
+        hands: list = [None] * len(players)
+        timed_out = [False] * len(players)
+        asked = {}
+        for k, (*_, steps) in enumerate(players):
+            self._step(k, steps, None, asked, hands, first=True)
+        while asked:
+            chosen = {}
+            for k, (h, i) in asked.items():
+                seat, bet_id, up, _, _ = players[k]
+                if timed_out[k]:
+                    chosen[k] = (None, None)
+                    continue
+                legal = legal_actions(rules, h.cards, up, split=h.split, split_aces=h.split_aces, actions=h.actions)
+                view = HandView(seat, bet_id, i, tuple(h.cards), up, h.split, h.split_aces, h.actions)
+                a = self.decide(view, legal)
+                if a is not None and a not in legal:
+                    raise ValueError(f"decide() returned {a!r}, not one of {sorted(legal)}")
+                timed_out[k] = a is None
+                chosen[k] = (view, a)
+            asks = [k for k, (_, a) in chosen.items() if a in ("double", "split")]
+            if asks and self.can_afford_all is not None:
+                afforded = self.can_afford_all([chosen[k] for k in asks])
+                for k, ok in zip(asks, afforded, strict=True):
+                    if not ok:
+                        view, a = chosen[k]
+                        chosen[k] = (view, fallback(rules, a, score(view.cards)))
+            now, asked = asked, {}
+            for k in now:
+                a = chosen[k][1]
+                if a is not None:
+                    players[k][3].append(a)
+                self._step(k, players[k][4], a, asked, hands)
+        return hands
 
-        def decide(h: HandPlay, i: int):
-            if state["timed_out"]:
-                return None
-            legal = legal_actions(rules, h.cards, up, split=h.split, split_aces=h.split_aces,
-                                  actions=h.actions)
-            view = HandView(seat, bet_id, i, tuple(h.cards), up, h.split, h.split_aces, h.actions)
-            a = self.decide(view, legal)
-            if a is None:
-                state["timed_out"] = True
-                return None
-            if a not in legal:
-                raise ValueError(f"decide() returned {a!r}, not one of {sorted(legal)}")
-            if a in ("double", "split") and self.can_afford and not self.can_afford(view, a):
-                a = fallback(rules, a, score(h.cards))
-            actions_out.append(a)
-            return a
-        return decide
+    @staticmethod
+    def _step(k, steps, action, asked, hands, first=False):
+        """Send ``action`` to player ``k``'s ``steps`` (start them when ``first``): its next
+        decision goes to ``asked``, or its hands to ``hands`` once it has played them all."""
+        try:
+            asked[k] = next(steps) if first else steps.send(action)
+        except StopIteration as done:
+            hands[k] = done.value
 
     def play(self) -> dict:
         """Deal the round and return its round record (dict)."""
@@ -127,6 +163,7 @@ class RoundPlay:
         peek_end = rules.peek and is_blackjack(dealer)
         any_live = False
         if rules.shared_hand:
+            players = []
             for b in self.bets:
                 if b["type"] != "main":
                     continue
@@ -137,9 +174,9 @@ class RoundPlay:
                         pc.append(draw())
                     pos[0] += 1
                     return pc[pos[0] - 1]
-                actions: list = []
-                play_hands(rules, pc[:2], pdraw, self._decider(None, b["id"], up, actions), peek_end)
-                b["actions"] = actions
+                b["actions"] = []
+                players.append((None, b["id"], up, b["actions"], hand_steps(rules, pc[:2], pdraw, peek_end)))
+            self._play_side_by_side(players)
             record["player_cards"] = pc
         else:
             seats = {}
@@ -152,7 +189,8 @@ class RoundPlay:
                     sc.append(c)
                     return c
                 actions = []
-                hands = play_hands(rules, sc[:2], sdraw, self._decider(n, main_of[n], up, actions), peek_end)
+                [hands] = self._play_side_by_side([(n, main_of[n], up, actions,
+                                                    hand_steps(rules, sc[:2], sdraw, peek_end))])
                 any_live = any_live or any(h.live for h in hands)
                 seats[str(n)] = {"cards": sc, "actions": actions}
             record["seats"] = seats

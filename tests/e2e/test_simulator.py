@@ -139,3 +139,30 @@ def test_the_simulator_insures_before_it_scans_the_hole_card(run):
                  if kind == "card_scanned" and payload["to"] == "dealer"]
         extras = [(i, payload["kind"]) for i, (kind, payload) in enumerate(timeline) if kind == "extra_stake"]
         assert all(i < scans[1] if kind == "insurance" else i > scans[1] for i, kind in extras), round_.pk
+
+
+def test_simulator_batches_the_extra_stakes_of_a_decision(run, monkeypatch):
+    """A studio sends the extra stakes decided together in one call: at the shared hand every
+    player's doubles and splits on the same cards, at a seat its double or split with the bets
+    behind that follow it (docs/game-server-api.md), not one call per extra stake."""
+    from delivery.simulator import decisions
+    calls = Counter()
+    taken = decisions.add_extra_stakes
+
+    def counted(*, round_id, extras, actor=""):
+        calls[round_id] += 1
+        return taken(round_id=round_id, extras=extras, actor=actor)
+    monkeypatch.setattr(decisions, "add_extra_stakes", counted)
+    result = run(rounds=12, players=30, boundless_players=300, variants=("premium", "boundless"), currencies=("EUR",),
+                 seed=3, fault_rate=0)
+    extras = Counter(BetExtra.objects.filter(bet__round__in=result.stats.rounds).values_list("bet__round", flat=True))
+    boundless = Round.objects.filter(pk__in=result.stats.rounds, table__variant="boundless")
+    assert sum(extras[r.pk] for r in boundless) > 100
+    for round_ in boundless:  # insurance, then at most one batch per card of the shared hand
+        assert calls[round_.pk] <= len(round_.record["player_cards"]) - 1
+    premium = Round.objects.filter(pk__in=result.stats.rounds, table__variant="premium")
+    assert BetExtra.objects.filter(bet__round__in=premium, kind__startswith="follow_").exists()
+    kinds = (RoundEvent.Kind.EXTRA_STAKE, RoundEvent.Kind.FALLBACK)
+    asked = RoundEvent.objects.filter(round__in=premium, kind__in=kinds, payload__kind__in=("double", "split")).count()
+    insured = premium.filter(bets__extras__kind="insurance").distinct().count()
+    assert sum(calls[r.pk] for r in premium) <= asked + insured  # a seat's double or split and its follows: one call

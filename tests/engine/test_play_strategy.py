@@ -62,3 +62,27 @@ def test_deal_round_offers_every_bet_type(variant):
         settle(rec)
         types |= {b["type"] for b in rec["bets"]}
     assert types == set(ruleset(variant).bet_types)
+
+
+def test_boundless_players_decide_side_by_side_one_afford_batch_per_card():
+    """Every player's double or split on the same cards comes in one ``can_afford_all`` call (a
+    studio's one batch per card of the shared hand), not one call per player; refused ones play
+    the fallback and the record settles."""
+    rules = ruleset("boundless")
+    bets = [{"id": f"m{p}", "player": f"p{p}", "type": "main", "stake": "10.00"} for p in range(200)]
+    for seed in range(20):
+        calls, rng = [], random.Random(seed)
+
+        def can_afford_all(asks, rng=rng, calls=calls):
+            calls.append(asks)
+            return [rng.random() < 0.5 for _ in asks]
+        rec = RoundPlay(rules, Shoe(rng=random.Random(seed)), bets,
+                        decide=lambda view, legal: "double" if "double" in legal else
+                        ("split" if "split" in legal else "stand"),
+                        can_afford_all=can_afford_all).play()
+        assert len(calls) <= len(rec["player_cards"]) - 1
+        for asks in calls:
+            assert len({view.cards for view, _ in asks}) == 1 and len(asks) == len({v.bet_id for v, _ in asks})
+        assert all(len(asks) > 1 for asks in calls)
+        settle(rec)
+    assert calls
