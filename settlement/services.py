@@ -48,28 +48,27 @@ def _write_results(round_, plan, correction, now):
     """Write ``plan`` (a ``settlement.plans.Plan`` of bets of ``round_``): each distinct detail as
     one ``SettlementDetail`` of ``correction``, then every bet SETTLED with its ``outcome``,
     ``returned``, ``settled_at=now`` and detail. On PostgreSQL the bets take ONE
-    ``UPDATE ... FROM unnest`` (numbers sent as array literals, ``accounts.sql``); they are found
-    through their round (its index), then joined to the rows, so that the planner reads the
-    round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
+    ``UPDATE ... FROM unnest``: per bet only its id and its kind (numbers sent as array literals,
+    ``accounts.sql``), each kind's outcome, return and detail taken by the kind from three short
+    arrays; the bets are found through their round (its index), then joined to the rows, so that
+    the planner reads the round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
     rows = SettlementDetail.objects.bulk_create(
         [SettlementDetail(round=round_, correction=correction, detail=detail, settled_at=now)
          for detail, _, _ in plan.details])
     kinds = [(outcome, returned, row.pk) for (_, outcome, returned), row in zip(plan.details, rows)]
-    settled = [kinds[kind] for kind in plan.kinds]
     if connection.vendor == "postgresql":
         execute_binary(
-            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
-            "settled_at = %b::timestamptz, settlement_id = u.settlement "
-            "FROM unnest(%s::bigint[], %b::varchar[], %s::numeric[], %s::bigint[]) "
-            "AS u(id, outcome, returned, settlement) "
+            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = (%b::varchar[])[u.kind + 1], "
+            "returned = (%s::numeric[])[u.kind + 1], settled_at = %b::timestamptz, "
+            "settlement_id = (%s::bigint[])[u.kind + 1] "
+            "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, kind) "
             "WHERE b.round_id = %b::bigint AND b.id = u.id",
-            [Bet.State.SETTLED, now, number_array(plan.bets), [outcome for outcome, _, _ in settled],
-             number_array(returned for _, returned, _ in settled), number_array(pk for _, _, pk in settled),
-             round_.pk])
+            [Bet.State.SETTLED, [outcome for outcome, _, _ in kinds], number_array(r for _, r, _ in kinds), now,
+             number_array(pk for _, _, pk in kinds), number_array(plan.bets), number_array(plan.kinds), round_.pk])
         return
     Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=outcome, returned=returned,
                                  settled_at=now, settlement_id=settlement)
-                             for pk, (outcome, returned, settlement) in zip(plan.bets, settled)],
+                             for pk, (outcome, returned, settlement) in zip(plan.bets, (kinds[k] for k in plan.kinds))],
                             ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
 
 
