@@ -64,12 +64,14 @@ def _locked_ids(postings, chains):
     return sorted({*(a.pk for p in postings for a in (p.source, p.destination) if a.kind == wallet), *chains})
 
 
-def post(postings, *, allow_negative=False):
+def post(postings, *, allow_negative=False, transactions=True):
     """Write ``postings`` (a sequence of ``Posting``) as ledger transactions, all or nothing.
 
     A key already posted with the same movement returns the existing transaction and moves no
     money; with a different movement it raises ``IdempotencyConflict``. Returns the transactions in
-    the order of ``postings``. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
+    the order of ``postings``; with ``transactions=False`` None, no instance built for them (a bulk
+    caller that reads none: a settlement's payouts, a placing's stakes), a key already posted
+    compared all the same. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
     (a debit would leave a wallet below zero; with ``allow_negative`` it may, and is flagged instead:
     reversals only, voiding or correcting a SETTLED round; a credit to a wallet a reversal left
     negative is always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
@@ -89,38 +91,36 @@ def post(postings, *, allow_negative=False):
     if connection.vendor == "postgresql" and len(postings) == 1 and connection.get_autocommit():
         # One statement is all or nothing by itself; a key found taken wrote nothing, so the
         # comparison that follows it needs no transaction either.
-        return _post(postings, allow_negative, _post_postgresql)
+        return _post(postings, allow_negative, _post_postgresql, transactions)
     with transaction.atomic():
         return _post(postings, allow_negative,
-                     _post_postgresql if connection.vendor == "postgresql" else _post_portable)
+                     _post_postgresql if connection.vendor == "postgresql" else _post_portable, transactions)
 
 
-def _post(postings, allow_negative, write):
+def _post(postings, allow_negative, write, transactions):
     """``post`` once validated: ``write`` (``_post_postgresql`` or ``_post_portable``) writes the
-    postings whose key is free; the others are compared with what their key holds."""
+    postings whose key is free; the others are compared with what their key holds. Returns the
+    transactions, or None without ``transactions``."""
     now = timezone.now()
     written, wallets = write(postings, allow_negative, now)
     # Keys already taken (before this call, or by a concurrent call this one waited for): compare.
-    taken = [p.key for p in postings if p.key not in written]
-    existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=taken).prefetch_related("entries")}
-                if taken else {})
-    fresh = [p for p in postings if p.key in written]
-    made = dict(zip([p.key for p in fresh], instances(LedgerTransaction, [
-        (pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash))
-        for p in fresh for pk, prev_hash, chain_hash in [written[p.key]]])))
-    result = []
-    for p in postings:
-        txn = made.get(p.key)
-        if txn is None:
-            txn = existing[p.key]
-            if not _same_movement(txn, p):
-                raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
-        result.append(txn)
+    taken = [p for p in postings if p.key not in written]
+    existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=[p.key for p in taken])
+                 .prefetch_related("entries")} if taken else {})
+    for p in taken:
+        if not _same_movement(existing[p.key], p):
+            raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
     for p in postings:  # keep the caller's instances in step with the database
         for account in (p.source, p.destination):
             if account.pk in wallets:
                 account.balance, account.negative_flagged = wallets[account.pk]
-    return result
+    if not transactions:
+        return None
+    fresh = [p for p in postings if p.key in written]
+    made = dict(zip([p.key for p in fresh], instances(LedgerTransaction, [
+        (pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash))
+        for p in fresh for pk, prev_hash, chain_hash in [written[p.key]]])))
+    return [made.get(p.key) or existing[p.key] for p in postings]
 
 
 #: Postings per call up to which the PostgreSQL statement is prepared (parsed and planned once

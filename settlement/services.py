@@ -87,13 +87,13 @@ def flag_negative(round_, players, why):
         for w in negative])
 
 
-def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None):
+def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None, transactions=True):
     """Write ``plan`` (a ``settlement.plans.Plan``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
     the rollups (``wagering.rollups.round_settled``, after the payouts), the round SETTLED, its seal
     queued (``settlement.seals``). Returns the payouts' ``[(wallet, LedgerTransaction)]``
-    (``wallets.port.move``)."""
+    (``wallets.port.move``), or None without ``transactions``."""
     _write_results(round_, plan, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(plan.bets), staked=str(plan.staked), returned=str(plan.returned)).save()
@@ -103,7 +103,8 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None)
     wallets, houses = round_money(round_, {player_id for _, player_id, _ in paid})
     posted = move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
                             ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
-                   for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of))
+                   for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of),
+                  transactions=transactions)
     rollups.round_settled(round_)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
@@ -153,7 +154,7 @@ def settle_round(*, round_id):
     if held != len(plan.bets):  # never, while only settling and voiding change a RESULTED round's bets
         _fail(round_, f"bets: the round holds {held} open bets, its record settles {len(plan.bets)}")
         return round_
-    _settle_locked(round_, plan, correction=0)
+    _settle_locked(round_, plan, correction=0, transactions=False)
     return round_
 
 
