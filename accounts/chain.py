@@ -12,8 +12,10 @@ first) and ``chain_hash`` = SHA-256(``prev_hash`` or b"", ``content``), where ``
 transaction's key, kind, currency, memo, creation time (in microseconds since the epoch) and both
 entries (account, amount, balance after) in order, each field length-prefixed (``field``) so that
 no two transactions share a content. The chain account keeps its last link in ``chain_head``, so a
-removed tail is found too. PostgreSQL computes the same bytes in the posting's one statement
-(``accounts.services._POST_SQL``); ``verify`` recomputes every chain from the rows.
+removed tail is found too. On PostgreSQL a batch of up to ``accounts.services.PREPARED_UP_TO`` postings computes the
+same bytes in its one statement (``accounts.services._POST_SQL``); a bigger batch, and any batch
+elsewhere, computes them in Python (``accounts.services._computed``); ``verify`` recomputes every
+chain from the rows.
 
 Amounts are ``Decimal`` in the currency's major units, as stored (four decimals).
 """

@@ -18,7 +18,7 @@ from . import chain
 from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
 from .money import parse_amount
-from .sql import BY_KEY, array_sql, execute_binary, instances
+from .sql import BY_KEY, array_sql, execute_binary, instances, number_array
 
 Kind = LedgerTransaction.Kind
 
@@ -64,22 +64,25 @@ def _locked_ids(postings, chains):
     return sorted({*(a.pk for p in postings for a in (p.source, p.destination) if a.kind == wallet), *chains})
 
 
-def post(postings, *, allow_negative=False):
+def post(postings, *, allow_negative=False, transactions=True):
     """Write ``postings`` (a sequence of ``Posting``) as ledger transactions, all or nothing.
 
     A key already posted with the same movement returns the existing transaction and moves no
     money; with a different movement it raises ``IdempotencyConflict``. Returns the transactions in
-    the order of ``postings``. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
+    the order of ``postings``; with ``transactions=False`` None, no instance built for them (a bulk
+    caller that reads none: a settlement's payouts, a placing's stakes), a key already posted
+    compared all the same. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
     (a debit would leave a wallet below zero; with ``allow_negative`` it may, and is flagged instead:
     reversals only, voiding or correcting a SETTLED round; a credit to a wallet a reversal left
     negative is always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
     one call). A journal wallet (a seamless player's, ``Account.journal``) is never checked nor
     flagged: its operator decides funds.
 
-    Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing is ONE
-    statement (``_post_postgresql``), so one posting outside a transaction is exactly one
-    statement, committed on its own: a transaction with one round trip. Elsewhere (SQLite, the
-    zero-setup default) it takes a few (``_post_portable``).
+    Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing of up to
+    ``PREPARED_UP_TO`` postings is ONE statement (``_post_postgresql``), so one posting outside a
+    transaction is exactly one statement, committed on its own: a transaction with one round trip;
+    a bigger batch takes three (``_post_bulk``). Elsewhere (SQLite, the zero-setup default) it
+    takes a few (``_post_portable``).
     """
     postings = [_validated(p) for p in postings]
     if len({p.key for p in postings}) != len(postings):
@@ -89,42 +92,44 @@ def post(postings, *, allow_negative=False):
     if connection.vendor == "postgresql" and len(postings) == 1 and connection.get_autocommit():
         # One statement is all or nothing by itself; a key found taken wrote nothing, so the
         # comparison that follows it needs no transaction either.
-        return _post(postings, allow_negative, _post_postgresql)
+        return _post(postings, allow_negative, _post_postgresql, transactions)
+    if connection.vendor != "postgresql":
+        write = _post_portable
+    else:
+        write = _post_postgresql if len(postings) <= PREPARED_UP_TO else _post_bulk
     with transaction.atomic():
-        return _post(postings, allow_negative,
-                     _post_postgresql if connection.vendor == "postgresql" else _post_portable)
+        return _post(postings, allow_negative, write, transactions)
 
 
-def _post(postings, allow_negative, write):
+def _post(postings, allow_negative, write, transactions):
     """``post`` once validated: ``write`` (``_post_postgresql`` or ``_post_portable``) writes the
-    postings whose key is free; the others are compared with what their key holds."""
+    postings whose key is free; the others are compared with what their key holds. Returns the
+    transactions, or None without ``transactions``."""
     now = timezone.now()
     written, wallets = write(postings, allow_negative, now)
     # Keys already taken (before this call, or by a concurrent call this one waited for): compare.
-    taken = [p.key for p in postings if p.key not in written]
-    existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=taken).prefetch_related("entries")}
-                if taken else {})
-    fresh = [p for p in postings if p.key in written]
-    made = dict(zip([p.key for p in fresh], instances(LedgerTransaction, [
-        (pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash))
-        for p in fresh for pk, prev_hash, chain_hash in [written[p.key]]])))
-    result = []
-    for p in postings:
-        txn = made.get(p.key)
-        if txn is None:
-            txn = existing[p.key]
-            if not _same_movement(txn, p):
-                raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
-        result.append(txn)
+    taken = [p for p in postings if p.key not in written]
+    existing = ({t.key: t for t in LedgerTransaction.objects.filter(key__in=[p.key for p in taken])
+                 .prefetch_related("entries")} if taken else {})
+    for p in taken:
+        if not _same_movement(existing[p.key], p):
+            raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
     for p in postings:  # keep the caller's instances in step with the database
         for account in (p.source, p.destination):
             if account.pk in wallets:
                 account.balance, account.negative_flagged = wallets[account.pk]
-    return result
+    if not transactions:
+        return None
+    fresh = [p for p in postings if p.key in written]
+    made = dict(zip([p.key for p in fresh], instances(LedgerTransaction, [
+        (pk, p.key, p.kind, p.source.currency_id, p.memo, now, chain.as_bytes(prev_hash), bytes(chain_hash))
+        for p in fresh for pk, prev_hash, chain_hash in [written[p.key]]])))
+    return [made.get(p.key) or existing[p.key] for p in postings]
 
 
-#: Postings per call up to which the PostgreSQL statement is prepared (parsed and planned once
-#: per connection and batch size); bigger batches are planned for their own array sizes.
+#: Postings per call up to which PostgreSQL writes them in one prepared statement (parsed and
+#: planned once per connection and batch size, ``_post_postgresql``); bigger batches are written
+#: by ``_post_bulk``.
 PREPARED_UP_TO = 16
 
 
@@ -217,12 +222,11 @@ def _post_postgresql(postings, allow_negative, now):
     """``post``'s writing in ONE statement (``_POST_SQL``): lock the wallets (and chain accounts) in
     id order, insert the transactions whose key is free with their chains' links
     (``accounts.chain``), their entries with each wallet's running balance, and the wallets' new
-    balances and chain heads. Parameters go in binary (``accounts.sql``); a small batch runs as a
-    prepared statement, a bigger one with the planner settings ``BY_KEY``.
+    balances and chain heads. Parameters go in binary (``accounts.sql``), one per element
+    (``array_sql``'s ``spread``): a prepared statement, planned once per batch size.
     Returns ``({key: (pk, prev_hash, chain_hash)} of the transactions written, {wallet pk: [balance,
     negative_flagged]})``; raises ``InsufficientFunds`` or ``IdempotencyConflict`` (the statement
     then wrote nothing)."""
-    spread = len(postings) <= PREPARED_UP_TO
     fields, params = {}, {"now": now, "micros": chain.microseconds(now), "allow_negative": allow_negative}
     chains = [chain.chain_account(p.source, p.destination) for p in postings]
     for name, values, sql_type in (
@@ -235,11 +239,10 @@ def _post_postgresql(postings, allow_negative, now):
             ("destinations", [p.destination.pk for p in postings], "bigint"),
             ("amounts", [p.amount for p in postings], "numeric"),
             ("chains", chains, "bigint")):
-        fields[name], values = array_sql(name, values, sql_type, spread=spread)
+        fields[name], values = array_sql(name, values, sql_type, spread=True)
         params.update(values)
     try:
-        rows = execute_binary(_POST_SQL.format(**fields), params, prepare=spread,
-                              planner=None if spread else BY_KEY)
+        rows = execute_binary(_POST_SQL.format(**fields), params, prepare=True)
     except IntegrityError as error:
         diag = getattr(error.__cause__, "diag", None)
         if diag is not None and diag.constraint_name == "wallet_not_negative":
@@ -256,20 +259,20 @@ def _post_postgresql(postings, allow_negative, now):
     return written, wallets
 
 
-def _post_portable(postings, allow_negative, now):
-    """``post``'s writing on any database (SQLite): lock the wallets and chain accounts (``SELECT
-    ... FOR UPDATE`` in pk order), skip the keys already taken, check and compute the balances and
-    the chains' links (``accounts.chain``) here, then write with ``executemany``. Returns what
-    ``_post_postgresql`` returns."""
-    chains = [chain.chain_account(p.source, p.destination) for p in postings]
-    locked = list(Account.objects.select_for_update().filter(pk__in=_locked_ids(postings, chains)).order_by("pk")
-                  .values_list("pk", "kind", "balance", "negative_flagged", "journal", "chain_head"))
+def _computed(postings, locked, taken, allow_negative, now):
+    """What writing ``postings`` changes, computed from ``locked`` (the rows ``(pk, kind, balance,
+    negative_flagged, journal, chain_head)`` of the accounts they lock, read under the locks) and
+    ``taken`` (their keys already posted): ``(new, entries, links, wallets, heads, owners)``: the
+    postings whose key is free, in order; their entries ``(key, account, amount, balance_after)``
+    (source, destination); per new posting ``(prev_hash, chain_hash)`` (``accounts.chain``); ``{wallet
+    pk: [balance, negative_flagged]}`` of every locked wallet after them; ``{account pk: chain
+    head}``; the accounts whose chain grew. Raises ``InsufficientFunds`` for the first debit that
+    leaves a wallet below zero without ``allow_negative`` (a journal wallet is never checked)."""
     journals = {pk for pk, _, _, _, journal, _ in locked if journal}
     wallets = {pk: [balance, flagged] for pk, kind, balance, flagged, _, _ in locked if kind == Account.Kind.WALLET}
     heads = {pk: chain.as_bytes(head) for pk, _, _, _, _, head in locked}
-    taken = set(LedgerTransaction.objects.filter(key__in=[p.key for p in postings]).values_list("key", flat=True))
     new = [p for p in postings if p.key not in taken]
-    entry_rows, links, owners = [], [], set()
+    entries, links, owners = [], [], set()
     for p in new:
         legs = []
         for account, amount in ((p.source, -p.amount), (p.destination, p.amount)):
@@ -283,7 +286,7 @@ def _post_portable(postings, allow_negative, now):
                                                 f"{wallet[0] - amount}, needs {-amount}")
                     wallet[1] = True
                 balance_after = wallet[0]
-            entry_rows.append((p.key, account.pk, amount, balance_after))
+            entries.append((p.key, account.pk, amount, balance_after))
             legs.append((account.pk, amount, balance_after))
         owner = chain.chain_account(p.source, p.destination)
         prev = heads.get(owner)
@@ -291,6 +294,104 @@ def _post_portable(postings, allow_negative, now):
                                                       memo=p.memo, created_at=now, legs=legs))
         links.append((prev, heads[owner]))
         owners.add(owner)
+    return new, entries, links, wallets, heads, owners
+
+
+#: ``_post_bulk``'s writing statement: the transactions (in the postings' order: their ids
+#: ascending), their entries (source, destination), and the locked accounts' balances, flags and
+#: chain heads (None: unchanged), the arrays in binary, the numbers as literals.
+_BULK_SQL = f"""
+WITH posting AS MATERIALIZED (
+    SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{prev}}, {{hash}}, {{sources}},
+                         {{destinations}}, {{amounts}}, %(source_after)b::numeric[], %(destination_after)b::numeric[])
+    WITH ORDINALITY AS p(key, kind, currency_id, memo, prev_hash, chain_hash, source, destination, amount,
+                         source_after, destination_after, n)),
+txn AS (
+    INSERT INTO {LedgerTransaction._meta.db_table} (key, kind, currency_id, memo, created_at, prev_hash, chain_hash)
+    SELECT key, kind, currency_id, memo, %(now)b::timestamptz, prev_hash, chain_hash FROM posting ORDER BY n
+    RETURNING key, id),
+entry AS (
+    INSERT INTO {LedgerEntry._meta.db_table} (transaction_id, account_id, amount, balance_after)
+    SELECT txn.id, e.account, e.amount, e.balance_after
+    FROM posting p JOIN txn USING (key)
+    CROSS JOIN LATERAL (VALUES (p.source, -p.amount, p.source_after, 2 * p.n),
+                               (p.destination, p.amount, p.destination_after, 2 * p.n + 1))
+        AS e(account, amount, balance_after, n)
+    ORDER BY e.n),
+updated AS (
+    UPDATE {Account._meta.db_table} AS a
+    SET balance = coalesce(u.balance, a.balance), negative_flagged = coalesce(u.flagged, a.negative_flagged),
+        chain_head = coalesce(u.head, a.chain_head)
+    FROM unnest({{accounts}}, %(balances)b::numeric[], %(flags)b::boolean[], %(heads)b::bytea[])
+        AS u(id, balance, flagged, head)
+    WHERE a.id = u.id AND a.id = ANY({{accounts}}))  -- the array: an index scan, whatever the estimates
+SELECT key, id FROM txn
+"""
+
+
+def _post_bulk(postings, allow_negative, now):
+    """``post``'s writing on PostgreSQL of a batch bigger than ``PREPARED_UP_TO``, in three
+    statements: the wallets (and chain accounts) locked in id order and read; then the keys
+    already taken (a statement of its own after the locks: its snapshot sees a posting of a
+    transaction the locks waited for); the balances and the chains' links computed here
+    (``_computed``); then ONE statement (``_BULK_SQL``) writing the transactions, their entries
+    and the accounts, with the planner settings ``BY_KEY`` (and joins hashed: a sort of the keys
+    would compare them by collation). Returns what ``_post_postgresql`` returns; raises
+    ``InsufficientFunds`` (nothing written) or ``IdempotencyConflict`` (a key another transaction
+    took meanwhile, for another wallet: the statement then wrote nothing)."""
+    chains = [chain.chain_account(p.source, p.destination) for p in postings]
+    locked = execute_binary(
+        f"SELECT id, kind, balance, negative_flagged, journal, chain_head FROM {Account._meta.db_table} "
+        "WHERE id = ANY(%s::bigint[]) ORDER BY id FOR UPDATE",
+        [number_array(_locked_ids(postings, chains))], planner=BY_KEY)
+    taken = {key for (key,) in execute_binary(
+        f"SELECT key FROM {LedgerTransaction._meta.db_table} WHERE key = ANY(%b::varchar[])",
+        [[p.key for p in postings]], planner=BY_KEY)}
+    new, entries, links, wallets, heads, owners = _computed(postings, locked, taken, allow_negative, now)
+    if not new:
+        return {}, wallets
+    accounts = sorted(wallets.keys() | owners)
+    fields, params = {}, {
+        "now": now, "source_after": [b for _, _, _, b in entries[::2]],
+        "destination_after": [b for _, _, _, b in entries[1::2]],
+        "balances": [wallets[pk][0] if pk in wallets else None for pk in accounts],
+        "flags": [wallets[pk][1] if pk in wallets else None for pk in accounts],
+        "heads": [heads[pk] if pk in owners else None for pk in accounts]}
+    for name, values, sql_type in (
+            ("keys", [p.key for p in new], "varchar"),
+            ("kinds", [p.kind for p in new], "varchar"),
+            ("currencies", [p.source.currency_id for p in new], "varchar"),
+            ("memos", [p.memo for p in new], "varchar"),
+            ("prev", [prev for prev, _ in links], "bytea"),
+            ("hash", [hash_ for _, hash_ in links], "bytea"),
+            ("sources", [p.source.pk for p in new], "bigint"),
+            ("destinations", [p.destination.pk for p in new], "bigint"),
+            ("amounts", [p.amount for p in new], "numeric"),
+            ("accounts", accounts, "bigint")):
+        fields[name], values = array_sql(name, values, sql_type, spread=False)
+        params.update(values)
+    try:
+        rows = execute_binary(_BULK_SQL.format(**fields), params, planner={**BY_KEY, "enable_mergejoin": "off"})
+    except IntegrityError as error:
+        diag = getattr(error.__cause__, "diag", None)
+        if diag is not None and diag.sqlstate == "23505" and diag.table_name == LedgerTransaction._meta.db_table:
+            raise IdempotencyConflict(f"a key of this posting was used meanwhile for another movement: "
+                                      f"{diag.message_detail or diag.message_primary}") from None
+        raise
+    ids = dict(rows)
+    return {p.key: (ids[p.key], prev, hash_) for p, (prev, hash_) in zip(new, links)}, wallets
+
+
+def _post_portable(postings, allow_negative, now):
+    """``post``'s writing on any database (SQLite): lock the wallets and chain accounts (``SELECT
+    ... FOR UPDATE`` in pk order), skip the keys already taken, check and compute the balances and
+    the chains' links here (``_computed``), then write with ``executemany``. Returns what
+    ``_post_postgresql`` returns."""
+    chains = [chain.chain_account(p.source, p.destination) for p in postings]
+    locked = list(Account.objects.select_for_update().filter(pk__in=_locked_ids(postings, chains)).order_by("pk")
+                  .values_list("pk", "kind", "balance", "negative_flagged", "journal", "chain_head"))
+    taken = set(LedgerTransaction.objects.filter(key__in=[p.key for p in postings]).values_list("key", flat=True))
+    new, entry_rows, links, wallets, heads, owners = _computed(postings, locked, taken, allow_negative, now)
     if not new:
         return {}, wallets
     with connection.cursor() as cursor:

@@ -77,11 +77,16 @@ def array_sql(name, values, sql_type, *, spread):
     binary array (``%(name)b::bigint[]``, one parameter: any length, for bulk statements), or, with
     ``spread``, one parameter per element (``ARRAY[%(name_0)b::bigint, ...]::bigint[]``): the
     planner then knows the length even in a generic plan, so a prepared statement is planned
-    once and not per call."""
+    once and not per call. Without ``spread``, values all equal (a bulk post's kinds, currencies,
+    memos) go as that one value and the length (``array_fill``): nothing is encoded per element."""
     if spread:
         names = [f"{name}_{i}" for i in range(len(values))]
         placeholders = ", ".join(f"%({n})b::{sql_type}" for n in names)
         return f"ARRAY[{placeholders}]::{sql_type}[]", dict(zip(names, values))
+    values = list(values)
+    if len(values) > 1 and values[0] is not None and all(v == values[0] for v in values):
+        return (f"array_fill(%({name})b::{sql_type}, ARRAY[%({name}_n)b::integer])",
+                {name: values[0], f"{name}_n": len(values)})
     if sql_type in NUMBER_TYPES:
         return f"%({name})s::{sql_type}[]", {name: number_array(values)}
     return f"%({name})b::{sql_type}[]", {name: list(values)}

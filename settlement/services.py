@@ -48,28 +48,27 @@ def _write_results(round_, plan, correction, now):
     """Write ``plan`` (a ``settlement.plans.Plan`` of bets of ``round_``): each distinct detail as
     one ``SettlementDetail`` of ``correction``, then every bet SETTLED with its ``outcome``,
     ``returned``, ``settled_at=now`` and detail. On PostgreSQL the bets take ONE
-    ``UPDATE ... FROM unnest`` (numbers sent as array literals, ``accounts.sql``); they are found
-    through their round (its index), then joined to the rows, so that the planner reads the
-    round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
+    ``UPDATE ... FROM unnest``: per bet only its id and its kind (numbers sent as array literals,
+    ``accounts.sql``), each kind's outcome, return and detail taken by the kind from three short
+    arrays; the bets are found through their round (its index), then joined to the rows, so that
+    the planner reads the round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
     rows = SettlementDetail.objects.bulk_create(
         [SettlementDetail(round=round_, correction=correction, detail=detail, settled_at=now)
          for detail, _, _ in plan.details])
     kinds = [(outcome, returned, row.pk) for (_, outcome, returned), row in zip(plan.details, rows)]
-    settled = [kinds[kind] for kind in plan.kinds]
     if connection.vendor == "postgresql":
         execute_binary(
-            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = u.outcome, returned = u.returned, "
-            "settled_at = %b::timestamptz, settlement_id = u.settlement "
-            "FROM unnest(%s::bigint[], %b::varchar[], %s::numeric[], %s::bigint[]) "
-            "AS u(id, outcome, returned, settlement) "
+            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = (%b::varchar[])[u.kind + 1], "
+            "returned = (%s::numeric[])[u.kind + 1], settled_at = %b::timestamptz, "
+            "settlement_id = (%s::bigint[])[u.kind + 1] "
+            "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, kind) "
             "WHERE b.round_id = %b::bigint AND b.id = u.id",
-            [Bet.State.SETTLED, now, number_array(plan.bets), [outcome for outcome, _, _ in settled],
-             number_array(returned for _, returned, _ in settled), number_array(pk for _, _, pk in settled),
-             round_.pk])
+            [Bet.State.SETTLED, [outcome for outcome, _, _ in kinds], number_array(r for _, r, _ in kinds), now,
+             number_array(pk for _, _, pk in kinds), number_array(plan.bets), number_array(plan.kinds), round_.pk])
         return
     Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=outcome, returned=returned,
                                  settled_at=now, settlement_id=settlement)
-                             for pk, (outcome, returned, settlement) in zip(plan.bets, settled)],
+                             for pk, (outcome, returned, settlement) in zip(plan.bets, (kinds[k] for k in plan.kinds))],
                             ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
 
 
@@ -88,13 +87,13 @@ def flag_negative(round_, players, why):
         for w in negative])
 
 
-def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None):
+def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None, transactions=True):
     """Write ``plan`` (a ``settlement.plans.Plan``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
     the rollups (``wagering.rollups.round_settled``, after the payouts), the round SETTLED, its seal
     queued (``settlement.seals``). Returns the payouts' ``[(wallet, LedgerTransaction)]``
-    (``wallets.port.move``)."""
+    (``wallets.port.move``), or None without ``transactions``."""
     _write_results(round_, plan, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(plan.bets), staked=str(plan.staked), returned=str(plan.returned)).save()
@@ -104,7 +103,8 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None)
     wallets, houses = round_money(round_, {player_id for _, player_id, _ in paid})
     posted = move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
                             ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
-                   for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of))
+                   for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of),
+                  transactions=transactions)
     rollups.round_settled(round_)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
@@ -154,7 +154,7 @@ def settle_round(*, round_id):
     if held != len(plan.bets):  # never, while only settling and voiding change a RESULTED round's bets
         _fail(round_, f"bets: the round holds {held} open bets, its record settles {len(plan.bets)}")
         return round_
-    _settle_locked(round_, plan, correction=0)
+    _settle_locked(round_, plan, correction=0, transactions=False)
     return round_
 
 

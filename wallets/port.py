@@ -78,23 +78,23 @@ def _posting(key, kind, wallet, house, amount, to_player, memo=""):
     return Posting(key=key, kind=kind, source=source, destination=destination, amount=amount, memo=memo)
 
 
-def move(moves, *, allow_negative=False, closing=None):
+def move(moves, *, allow_negative=False, closing=None, transactions=True):
     """Move ``moves`` (``Move``), in the caller's transaction: a transfer player's as ledger postings
     (``allow_negative``: a debit may take the wallet below zero, flagged: reversals and resettles
     only); a seamless player's as one posting per group on its journal wallet plus one outbox
     movement per group, delivered after commit. ``closing`` (a ``Closing``): the zero credits of a
     round's seamless players. Returns ``[(wallet, LedgerTransaction)]``: each posting's player
     wallet and its transaction (the one its key already held, for a key posted before); a seamless
-    player's group is one posting. Raises what ``accounts.services.post`` raises."""
+    player's group is one posting. With ``transactions=False`` returns None (the transfer players'
+    transactions are not built: ``accounts.services.post``). Raises what ``accounts.services.post``
+    raises."""
     plain = [m for m in moves if not m.wallet.journal]
-    posted = list(zip([m.wallet for m in plain],
-                      post([_posting(m.key, m.ledger_kind, m.wallet, m.house, m.amount, m.to_player, m.memo)
-                            for m in plain], allow_negative=allow_negative)))
+    posted = post([_posting(m.key, m.ledger_kind, m.wallet, m.house, m.amount, m.to_player, m.memo) for m in plain],
+                  allow_negative=allow_negative, transactions=transactions)
     journal = [m for m in moves if m.wallet.journal]
     closed = _closed_wallets(closing, {m.group for m in journal}) if closing else []
-    if journal or closed:
-        posted += seamless.write_outbox(journal, closed)
-    return posted
+    written = seamless.write_outbox(journal, closed) if journal or closed else []
+    return list(zip([m.wallet for m in plain], posted)) + written if transactions else None
 
 
 def adjust(*, wallet, house, amount, key, memo=""):
@@ -169,7 +169,7 @@ def take(takes):
     """Post ``takes`` (``Take``) as stakes, in the caller's transaction: a transfer player's checked
     (``InsufficientFunds``), a seamless player's on its journal (the operator took the money), its
     debit movement then standing for the posting."""
-    post([_posting(t.key, Kind.STAKE, t.wallet, t.house, t.amount, False) for t in takes])
+    post([_posting(t.key, Kind.STAKE, t.wallet, t.house, t.amount, False) for t in takes], transactions=False)
     seamless.confirm_debits({t.debit: t.key for t in takes if t.debit})
 
 

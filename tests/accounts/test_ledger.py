@@ -153,6 +153,20 @@ def test_a_batch_with_a_posted_key_writes_only_the_new_ones(wallet, house):
         == [Decimal("10.00"), Decimal("9.00"), Decimal("8.00"), Decimal("7.00")]
 
 
+@pytest.mark.parametrize("n", [3, ledger.PREPARED_UP_TO * 2])
+def test_a_post_without_its_transactions_back_moves_the_same_money_and_still_compares_taken_keys(wallet, house, n):
+    ledger.deposit(wallet=wallet, amount="100.00", key="dep:q")
+    ledger.post_stake(wallet=wallet, house=house, amount="1.00", key="stake:q0")  # taken: not posted again
+    postings = [ledger.Posting(f"stake:q{i}", "stake", wallet, house, Decimal("1.00")) for i in range(n)]
+    assert ledger.post(postings, transactions=False) is None
+    assert wallet.balance == balance(wallet) == Decimal(100 - n)
+    assert LedgerTransaction.objects.filter(key__startswith="stake:q").count() == n
+    with pytest.raises(IdempotencyConflict):
+        ledger.post([ledger.Posting("stake:q1", "stake", wallet, house, Decimal("2.00"))], transactions=False)
+    assert balance(wallet) == Decimal(100 - n)
+    assert reconcile().ok
+
+
 def test_a_big_batch_over_many_wallets_keeps_every_running_balance(eur, house):
     """More postings than ``PREPARED_UP_TO`` (the statement planned for its own arrays), wallets interleaved."""
     wallets = [ledger.wallet_for(player=make_player(), currency=eur) for _ in range(3)]

@@ -130,3 +130,54 @@ def test_parallel_postings_on_many_wallets_and_one_house_keep_every_chain_intact
     heads = [bytes(h) for h in links if h is not None]
     assert len(heads) == len(set(heads))  # no two transactions follow the same link: no fork
     assert reconcile().ok and chain.verify().broken is None
+
+
+def test_big_batches_staking_on_one_wallet_at_once_never_overdraw_it(funded):
+    """Batches past ``PREPARED_UP_TO`` postings (``_post_bulk``: the balance read under the lock,
+    checked in Python): each batch is taken whole or refused whole."""
+    wallet, house = funded
+    n = ledger.PREPARED_UP_TO + 1
+
+    def stake(i):
+        try:
+            ledger.post([ledger.Posting(f"stake:{i}:{j}", "stake", wallet, house, Decimal("1.00")) for j in range(n)])
+            return 1
+        except InsufficientFunds:
+            return 0
+
+    accepted = sum(in_threads(stake, 8))
+    wallet.refresh_from_db()
+    assert accepted == 100 // n
+    assert wallet.balance == Decimal("100.00") - n * accepted
+    assert LedgerTransaction.objects.filter(kind="stake").count() == n * accepted
+    assert reconcile().ok and chain.verify().broken is None
+
+
+def test_one_key_in_big_batches_for_different_wallets_at_once_moves_money_once(funded):
+    """Batches past ``PREPARED_UP_TO`` postings (``_post_bulk``), each on its own wallet (no shared
+    lock) with its own keys and one key they share: the batch that takes the shared key is written
+    whole, every other one is refused whole (a different movement)."""
+    _, house = funded
+    eur = Currency.objects.get(code="EUR")
+    wallets = []
+    for i in range(6):
+        player = ledger.create_player(user=get_user_model().objects.create(username=f"b{i}"), code=f"b{i}")
+        wallets.append(ledger.wallet_for(player=player, currency=eur))
+        ledger.deposit(wallet=wallets[-1], amount="10.00", key=f"dep:b{i}")
+    n = ledger.PREPARED_UP_TO
+
+    def stake(i):
+        batch = [ledger.Posting(f"stake:b{i}:{j}", "stake", wallets[i], house, Decimal("0.10")) for j in range(n)]
+        try:
+            ledger.post([*batch, ledger.Posting("stake:clash", "stake", wallets[i], house, Decimal("1.00"))])
+            return i
+        except IdempotencyConflict:
+            return None
+
+    taken = [i for i in in_threads(stake, 6) if i is not None]
+    assert len(taken) == 1
+    assert LedgerTransaction.objects.filter(key__startswith="stake:").count() == n + 1
+    balances = {w.pk: Account.objects.get(pk=w.pk).balance for w in wallets}
+    assert balances == {w.pk: Decimal("10.00") - (Decimal("1.00") + n * Decimal("0.10") if i in taken else 0)
+                        for i, w in enumerate(wallets)}
+    assert reconcile().ok and chain.verify().broken is None

@@ -11,7 +11,7 @@ from django.db import DataError, IntegrityError, transaction
 from accounts.locks import lock_wallets
 from accounts.models import Account, LedgerTransaction
 from accounts.selectors import player_wallets
-from accounts.sql import BY_KEY, execute_binary, insert_rows, instances, number_array
+from accounts.sql import BY_KEY, array_sql, execute_binary, insert_rows, instances, number_array
 from tests.factories import CurrencyFactory, PlayerFactory, fund, wallet_for
 
 pytestmark = pytest.mark.django_db
@@ -39,6 +39,23 @@ def test_number_arrays_round_trip_exactly_and_refuse_what_is_not_a_number():
     assert execute_binary("SELECT %s::bigint[]", [number_array([2**62, -1, 0])]) == [([2**62, -1, 0],)]
     with pytest.raises(DataError), transaction.atomic():
         execute_binary("SELECT %s::bigint[]", [number_array([1, "2}, {3"])])
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize(("values", "sql_type"), [(["payout"] * 3, "varchar"), ([7, 7], "bigint"),
+                                                  ([Decimal("2.50")] * 4, "numeric")])
+def test_an_array_of_one_value_repeated_is_sent_as_that_value_and_its_length(values, sql_type):
+    sql, params = array_sql("a", values, sql_type, spread=False)
+    assert list(params.values()) == [values[0], len(values)]  # nothing encoded per element
+    assert execute_binary(f"SELECT {sql}", params) == [(values,)]
+
+
+@pytest.mark.postgresql
+@pytest.mark.parametrize("values", [["a", "b", "a"], [None, None], ["x"], []])
+def test_an_array_of_different_values_is_sent_whole(values):
+    sql, params = array_sql("a", values, "varchar", spread=False)
+    assert list(params.values()) == [values]
+    assert execute_binary(f"SELECT {sql}", params) == [(values,)]
 
 
 def test_player_wallets_are_the_wallets_of_those_players_in_that_currency():
