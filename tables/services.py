@@ -133,12 +133,13 @@ def suspend(*, round_id, reason, actor="", actor_user=None):
 
 @transaction.atomic
 def resume(*, round_id, actor="", actor_user=None):
-    """Resume a SUSPENDED round (back to CLOSED: decisions go on; RULES 10). Returns the ``Round``.
+    """Resume a SUSPENDED round (back to CLOSED: dealing and decisions go on where they stopped;
+    RULES 10; ``closed_at`` stays when betting closed). Returns the ``Round`` as saved.
     Raises ``NotFound``, ``IllegalTransition`` (also for a cancelled round)."""
     round_ = lock_round(round_id)
     if round_.state != Round.State.SUSPENDED:
         raise IllegalTransition(f"round {round_id} is {round_.state}, not suspended")
-    round_.transition(Round.State.CLOSED)
+    round_.transition(Round.State.CLOSED, at=round_.closed_at)
     round_.save(update_fields=["state"])
     event(round_, RoundEvent.Kind.RESUMED, actor=actor, actor_user=actor_user).save()
     return round_
@@ -155,17 +156,18 @@ EVENT_TEXT_MAX = 200
 
 @transaction.atomic
 def report_play(*, round_id, events, actor="", actor_user=None):
-    """Append play events to the timeline of a round whose cards are being dealt (CLOSED or
-    SUSPENDED). ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
+    """Append play events to the timeline of a round whose cards are being dealt (CLOSED; a
+    SUSPENDED round takes none until it is resumed: it resumes where it stopped, RULES 10). ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
     ``{"kind": "card_scanned", "card": "AS", "to": "seat:3"}`` or ``{"kind": "decision", "seat": 3,
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
-    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt), ``InvalidInput``
+    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended), ``InvalidInput``
     (unknown kind, not a list, a scan's card or destination, a text longer than
     ``EVENT_TEXT_MAX``)."""
     round_ = lock_round(round_id)
-    if round_.state not in (Round.State.CLOSED, Round.State.SUSPENDED) or round_.cancelled_at:
-        raise IllegalTransition(f"round {round_id} is {round_.state}: no cards are being dealt")
+    if round_.state != Round.State.CLOSED or round_.cancelled_at:
+        why = "resume it first" if round_.state == Round.State.SUSPENDED else "no cards are being dealt"
+        raise IllegalTransition(f"round {round_id} is {round_.state}: {why}")
     if not isinstance(events, list) or not events or not all(isinstance(e, dict) for e in events):
         raise InvalidInput("events must be a non-empty list of objects")
     rows = []
