@@ -162,8 +162,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
     rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended), ``InvalidInput``
-    (unknown kind, not a list, a scan's card or destination, a text longer than
-    ``EVENT_TEXT_MAX``)."""
+    (unknown kind, not a list, a scan's card or destination, a ``record_id`` (the bet an event
+    names) that is no string, a text longer than ``EVENT_TEXT_MAX``)."""
     round_ = lock_round(round_id)
     if round_.state != Round.State.CLOSED or round_.cancelled_at:
         why = "resume it first" if round_.state == Round.State.SUSPENDED else "no cards are being dealt"
@@ -177,6 +177,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         if not isinstance(kind, str) or kind not in PLAY_EVENTS:
             raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
         check_json(payload, f"events[{i}]", max_length=EVENT_TEXT_MAX)  # no NUL: PostgreSQL's jsonb refuses it
+        if "record_id" in payload and not isinstance(payload["record_id"], str):
+            raise InvalidInput(f"events[{i}].record_id: a bet's record id is a string")
         if kind in SCANS:
             check_scan(round_.table, kind, payload, f"events[{i}]")
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other
