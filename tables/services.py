@@ -157,13 +157,14 @@ EVENT_TEXT_MAX = 200
 @transaction.atomic
 def report_play(*, round_id, events, actor="", actor_user=None):
     """Append play events to the timeline of a round whose cards are being dealt (CLOSED; a
-    SUSPENDED round takes none until it is resumed: it resumes where it stopped, RULES 10). ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
+    SUSPENDED round takes none until it is resumed: it resumes where it stopped, RULES 10).
+    ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
     ``{"kind": "card_scanned", "card": "AS", "to": "seat:3"}`` or ``{"kind": "decision", "seat": 3,
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
-    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended), ``InvalidInput``
-    (unknown kind, not a list, a scan's card or destination, a ``record_id`` (the bet an event
-    names) that is no string, a text longer than ``EVENT_TEXT_MAX``)."""
+    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended),
+    ``InvalidInput`` (unknown kind, not a list, a scan's card or destination, a ``record_id`` (the
+    bet an event names) that is no string, a text longer than ``EVENT_TEXT_MAX``)."""
     round_ = lock_round(round_id)
     if round_.state != Round.State.CLOSED or round_.cancelled_at:
         why = "resume it first" if round_.state == Round.State.SUSPENDED else "no cards are being dealt"
