@@ -16,6 +16,7 @@ from accounts.services import house_account
 
 from .cards import SCANS, check_scan
 from .engine.seating import keeps_seat
+from .engine.shoe import BURN_COUNTS
 from .exceptions import IllegalTransition, InvalidInput, NotFound
 from .locks import lock_round, lock_seats, lock_shoe, lock_table
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
@@ -65,14 +66,16 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     compares the shoe only.
     ``shoe``: the shoe's sequence number (int, never below the table's latest shoe: a shoe number
     never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
-    burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's next round
+    burnt, the shown card included: 2 to 11, RULES 1); a round on a shoe already open reads no
+    burn count (any the serializer takes: 0 when none). The round's ``shoe_round`` is the shoe's next round
     number. Seated players whose balance is below the table's main-bet minimum are unseated
     (RULES 9; a seamless player's balance is the operator's: their seat is kept). Returns the
     ``Round`` (OPEN), with ``created``: True when this call opened it, False when
     ``external_id`` was opened before (the round as it is now).
 
     Raises ``NotFound`` (table), ``IllegalTransition`` (table not open, another round still in play,
-    the shoe's cut card is out, a shoe number below the table's latest), ``IdempotencyConflict``
+    the shoe's cut card is out, a shoe number below the table's latest), ``InvalidInput`` (a new
+    shoe's burn count out of ``BURN_COUNTS``), ``IdempotencyConflict``
     (``external_id`` opened before with another shoe or burn count).
     """
     table = get_table(table_code)
@@ -95,6 +98,9 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     if latest is not None and shoe < latest:
         raise IllegalTransition(f"table {table.code} deals from shoe {latest}: shoe {shoe} is behind it "
                                 "(a shoe number never goes backwards)")
+    if (latest is None or shoe > latest) and burn_count not in BURN_COUNTS:
+        raise InvalidInput(f"burn_count: a new shoe burns {BURN_COUNTS.start} to {BURN_COUNTS.stop - 1} cards, the "
+                           f"shown card and as many as it is worth (RULES 1), not {burn_count}")
     shoe_row = lock_shoe(table, shoe, burn_count=burn_count)
     if shoe_row.cut_card_out:
         raise IllegalTransition(f"shoe {shoe} of table {table.code} is finished: reshuffle and open a new shoe")
