@@ -67,7 +67,7 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     ``shoe``: the shoe's sequence number (int, never below the table's latest shoe: a shoe number
     never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
     burnt, the shown card included: 2 to 11, RULES 1); a round on a shoe already open reads no
-    burn count (any the serializer takes: 0 when none). The round's ``shoe_round`` is the shoe's next round
+    burn count (any, 0 when none is given). The round's ``shoe_round`` is the shoe's next round
     number. Seated players whose balance is below the table's main-bet minimum are unseated
     (RULES 9; a seamless player's balance is the operator's: their seat is kept). Returns the
     ``Round`` (OPEN), with ``created``: True when this call opened it, False when

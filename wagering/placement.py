@@ -137,13 +137,14 @@ class _Placement:
         key, bet_type, seat_no = request.get("key"), request.get("type"), request.get("seat")
         if not isinstance(key, str) or not key or len(key) > 120:
             raise InvalidInput("key: a non-empty string of at most 120 characters is required")
-        stake = parse_amount(request.get("stake"), self.minor_units)
         record_id = request.get("record_id") or key
         if key in self.existing:  # its money moved: the player need not be able to stake now
-            return self._replay(key, request.get("player"), bet_type, seat_no, stake, record_id)
+            return self._replay(key, request.get("player"), bet_type, seat_no,
+                                parse_amount(request.get("stake"), self.minor_units), record_id)
         player = self.players.get(request.get("player"))
         if player is None:
             raise NotFound(no_player(request.get("player"), self.table.currency_id))
+        stake = parse_amount(request.get("stake"), self.minor_units)
         if self.closed:
             raise BettingClosed(f"betting on round {self.round.pk} is closed ({self.round.state})")
         if bet_type not in self.rules.bet_types:
