@@ -124,6 +124,13 @@ ROUND_STEPS = frozenset({
     RoundEvent.Kind.VOIDED, "settlement_failed", "resettled"})
 
 
+def record_ref(payload):
+    """The record id of the bet an event's ``payload`` names: its ``record_id`` when that is a
+    string; None (no bet's) otherwise, whatever JSON is stored there."""
+    ref = payload.get("record_id") if isinstance(payload, dict) else None
+    return ref if isinstance(ref, str) else None
+
+
 def visible_steps(round_, record_ids=None):
     """``[(RoundEvent, payload)]``: ``round_``'s timeline in order as a partial replay shows it to
     those who see the bets ``record_ids`` (a set; None: every bet, every payload): their bets'
@@ -136,7 +143,7 @@ def visible_steps(round_, record_ids=None):
     # SQLite compares a JSON key's text to a subquery's, not to a list of parameters
     events = events.annotate(record_ref=KeyTextTransform("record_id", "payload")).filter(
         Q(kind__in=ROUND_STEPS) | Q(record_ref__in=mine))
-    return [(e, e.payload if e.payload.get("record_id") in record_ids else {}) for e in events]
+    return [(e, e.payload if record_ref(e.payload) in record_ids else {}) for e in events]
 
 
 def build_replay(round_id, *, bet_id=None, round_=None, bets=None):
@@ -170,7 +177,7 @@ def build_replay(round_id, *, bet_id=None, round_=None, bets=None):
     events = latest[::-1]
     if partial:
         for e in events:
-            if e.payload.get("record_id") not in shown:
+            if record_ref(e.payload) not in shown:
                 e.payload = {}  # shown, never saved: a round step's counts and totals are every bet's
     bets_qs = visible.select_related("player").prefetch_related("extras").order_by("id")
     bets = list(bets_qs[:MAX_BETS])
@@ -184,7 +191,7 @@ def build_replay(round_id, *, bet_id=None, round_=None, bets=None):
     corrected = record is not round_.record
     fallbacks = {}
     for e in fallback_events:
-        fallbacks.setdefault(e.payload.get("record_id"), []).append(e)
+        fallbacks.setdefault(record_ref(e.payload), []).append(e)
     replay = Replay(round=round_, record=record, corrected=corrected, dealer=None, spots=[], events=events,
                     bets=[], more_bets=more, more_events=more_events, partial=partial)
     result = None

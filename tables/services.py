@@ -16,6 +16,7 @@ from accounts.services import house_account
 
 from .cards import SCANS, check_scan
 from .engine.seating import keeps_seat
+from .engine.shoe import BURN_COUNTS
 from .exceptions import IllegalTransition, InvalidInput, NotFound
 from .locks import lock_round, lock_seats, lock_shoe, lock_table
 from .models import Round, RoundEvent, Seat, Shoe, Table, TableLimit
@@ -65,14 +66,16 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     compares the shoe only.
     ``shoe``: the shoe's sequence number (int, never below the table's latest shoe: a shoe number
     never goes backwards); a new number starts a new shoe (shuffled now, ``burn_count`` cards
-    burnt, the shown card included, RULES 1). The round's ``shoe_round`` is the shoe's next round
+    burnt, the shown card included: 2 to 11, RULES 1); a round on a shoe already open reads no
+    burn count (any, 0 when none is given). The round's ``shoe_round`` is the shoe's next round
     number. Seated players whose balance is below the table's main-bet minimum are unseated
     (RULES 9; a seamless player's balance is the operator's: their seat is kept). Returns the
     ``Round`` (OPEN), with ``created``: True when this call opened it, False when
     ``external_id`` was opened before (the round as it is now).
 
     Raises ``NotFound`` (table), ``IllegalTransition`` (table not open, another round still in play,
-    the shoe's cut card is out, a shoe number below the table's latest), ``IdempotencyConflict``
+    the shoe's cut card is out, a shoe number below the table's latest), ``InvalidInput`` (a new
+    shoe's burn count out of ``BURN_COUNTS``), ``IdempotencyConflict``
     (``external_id`` opened before with another shoe or burn count).
     """
     table = get_table(table_code)
@@ -95,6 +98,9 @@ def open_round(*, table_code, external_id, shoe, burn_count=0, actor="", actor_u
     if latest is not None and shoe < latest:
         raise IllegalTransition(f"table {table.code} deals from shoe {latest}: shoe {shoe} is behind it "
                                 "(a shoe number never goes backwards)")
+    if (latest is None or shoe > latest) and burn_count not in BURN_COUNTS:
+        raise InvalidInput(f"burn_count: a new shoe burns {BURN_COUNTS.start} to {BURN_COUNTS.stop - 1} cards, the "
+                           f"shown card and as many as it is worth (RULES 1), not {burn_count}")
     shoe_row = lock_shoe(table, shoe, burn_count=burn_count)
     if shoe_row.cut_card_out:
         raise IllegalTransition(f"shoe {shoe} of table {table.code} is finished: reshuffle and open a new shoe")
@@ -133,12 +139,13 @@ def suspend(*, round_id, reason, actor="", actor_user=None):
 
 @transaction.atomic
 def resume(*, round_id, actor="", actor_user=None):
-    """Resume a SUSPENDED round (back to CLOSED: decisions go on; RULES 10). Returns the ``Round``.
+    """Resume a SUSPENDED round (back to CLOSED: dealing and decisions go on where they stopped;
+    RULES 10; ``closed_at`` stays when betting closed). Returns the ``Round`` as saved.
     Raises ``NotFound``, ``IllegalTransition`` (also for a cancelled round)."""
     round_ = lock_round(round_id)
     if round_.state != Round.State.SUSPENDED:
         raise IllegalTransition(f"round {round_id} is {round_.state}, not suspended")
-    round_.transition(Round.State.CLOSED)
+    round_.transition(Round.State.CLOSED, at=round_.closed_at)
     round_.save(update_fields=["state"])
     event(round_, RoundEvent.Kind.RESUMED, actor=actor, actor_user=actor_user).save()
     return round_
@@ -155,17 +162,19 @@ EVENT_TEXT_MAX = 200
 
 @transaction.atomic
 def report_play(*, round_id, events, actor="", actor_user=None):
-    """Append play events to the timeline of a round whose cards are being dealt (CLOSED or
-    SUSPENDED). ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
+    """Append play events to the timeline of a round whose cards are being dealt (CLOSED; a
+    SUSPENDED round takes none until it is resumed: it resumes where it stopped, RULES 10).
+    ``events``: a list of ``{"kind": <one of PLAY_EVENTS>, ...JSON payload}``, e.g.
     ``{"kind": "card_scanned", "card": "AS", "to": "seat:3"}`` or ``{"kind": "decision", "seat": 3,
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
-    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt), ``InvalidInput``
-    (unknown kind, not a list, a scan's card or destination, a text longer than
-    ``EVENT_TEXT_MAX``)."""
+    rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended),
+    ``InvalidInput`` (unknown kind, not a list, a scan's card or destination, a ``record_id`` (the
+    bet an event names) that is no string, a text longer than ``EVENT_TEXT_MAX``)."""
     round_ = lock_round(round_id)
-    if round_.state not in (Round.State.CLOSED, Round.State.SUSPENDED) or round_.cancelled_at:
-        raise IllegalTransition(f"round {round_id} is {round_.state}: no cards are being dealt")
+    if round_.state != Round.State.CLOSED or round_.cancelled_at:
+        why = "resume it first" if round_.state == Round.State.SUSPENDED else "no cards are being dealt"
+        raise IllegalTransition(f"round {round_id} is {round_.state}: {why}")
     if not isinstance(events, list) or not events or not all(isinstance(e, dict) for e in events):
         raise InvalidInput("events must be a non-empty list of objects")
     rows = []
@@ -175,6 +184,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         if not isinstance(kind, str) or kind not in PLAY_EVENTS:
             raise InvalidInput(f"events[{i}].kind must be one of {', '.join(sorted(PLAY_EVENTS))}")
         check_json(payload, f"events[{i}]", max_length=EVENT_TEXT_MAX)  # no NUL: PostgreSQL's jsonb refuses it
+        if "record_id" in payload and not isinstance(payload["record_id"], str):
+            raise InvalidInput(f"events[{i}].record_id: a bet's record id is a string")
         if kind in SCANS:
             check_scan(round_.table, kind, payload, f"events[{i}]")
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other

@@ -160,10 +160,12 @@ class RoundFactory(factory.Factory):
     table = factory.SubFactory(TableFactory)
     external_id = factory.Sequence(lambda n: f"R-{n}")
     shoe = 1
+    burn_count = 2  # a new shoe's burn (RULES 1: an ace shown); a round on an open shoe reads none
 
     @classmethod
-    def _create(cls, model_class, table, external_id, shoe):
-        return open_round(table_code=table.code, external_id=external_id, shoe=shoe, actor="test")
+    def _create(cls, model_class, table, external_id, shoe, burn_count):
+        return open_round(table_code=table.code, external_id=external_id, shoe=shoe, burn_count=burn_count,
+                          actor="test")
 
 
 #: The password of ``make_operator``'s users.

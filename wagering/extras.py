@@ -29,6 +29,7 @@ from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, tak
 
 from .exceptions import InvalidExtra, wallet_refusal
 from .models import Bet, BetExtra
+from .placement import no_player, stakers
 from .validation import check_extra_request, well_typed
 
 Kind = RoundEvent.Kind
@@ -53,9 +54,10 @@ class ExtraOutcome:
 
 
 class _Extras:
-    """One ``add_extra_stakes`` call on a locked CLOSED round: its bets, their locked wallets and
-    the extra stakes already taken loaded once; each request checked in turn, with balances and
-    taken extras kept up to date in memory as requests are accepted."""
+    """One ``add_extra_stakes`` call on a locked CLOSED round: its bets, their locked wallets, the
+    players who may stake new money (``placement.stakers``) and the extra stakes already taken
+    loaded once; each request checked in turn, with balances and taken extras kept up to date in
+    memory as requests are accepted."""
 
     def __init__(self, round_, requests, debits=None):
         self.round, self.table, self.debits = round_, round_.table, debits
@@ -66,6 +68,7 @@ class _Extras:
         self.wallets = lock_wallets({b.player_id for b in self.bets.values()}, self.table.currency)
         self.available = {pid: w.known_balance for pid, w in self.wallets.items()}  # None: the operator's to tell
         self.taken = {(x.bet_id, x.kind, x.hand): x for x in BetExtra.objects.filter(bet__in=self.bets.values())}
+        self.stakers = stakers(self.table, self.wallets)  # who may stake new money, as for a new bet
         self._seat_extras = None
         self._cards = None
         self.new, self.events, self.to_debit = [], [], []
@@ -106,6 +109,8 @@ class _Extras:
                 raise IdempotencyConflict(f"bet {record_id}'s {kind} (hand {hand}) was taken on cards "
                                           f"{' '.join(existing.cards)}, not {' '.join(hand_cards)}")
             return ExtraOutcome(existing, kind)
+        if target.player_id not in self.stakers:
+            raise NotFound(no_player(target.player.game_code, self.table.currency_id))
         self._check_context(target, kind, hand)
         self._check_legal(target, kind, hand, hand_cards)
         amount = extra_stake(kind, target.stake, self.table.currency.minor_units)
@@ -207,7 +212,10 @@ def add_extra_stakes(*, round_id, extras, actor="", actor_user=None):
     ledger ``post``; each request stands alone, in order (a double on hand 2 may follow its split
     in the same batch). ``extras``: a list of dicts ``{"bet": record id, "kind": str, "hand": 1|2
     (default 1), "cards": [card codes] (double, split)}``, each as for ``add_extra_stake`` (same
-    rules, amounts, keys, fallbacks and events). Returns one ``ExtraOutcome`` per request, in order;
+    rules, amounts, keys, fallbacks and events). A new extra stake is new money: its player must
+    be one who may place a new bet (``placement.stakers``: a live session, an agreement of their
+    operator with the studio), else ``not_found`` as for a new bet; an extra stake taken before
+    answers its replay whatever. Returns one ``ExtraOutcome`` per request, in order;
     a rejected one carries ``error`` (codes ``not_found``, ``illegal_transition``, ``invalid_extra``,
     ``invalid_input``, ``idempotency_conflict``; for a seamless player whose operator's wallet did not take it, a
     ``WalletRefused``: ``wallet_unavailable``, ``player_blocked``, ``limit_exceeded``, with the
@@ -279,9 +287,10 @@ def add_extra_stake(*, round_id, bet, kind, hand=1, cards=None, actor="", actor_
     Ledger key ``<kind>:<bet>`` (``<kind>:<bet>:2`` for hand 2). Returns an ``ExtraOutcome``
     (``add_extra_stakes`` with one request).
 
-    Raises ``NotFound`` (round, bet), ``IllegalTransition`` (round not CLOSED or cancelled, bet
-    not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet / hand), ``InvalidInput`` (cards),
-    ``IdempotencyConflict`` (a double or split taken before on other cards),
+    Raises ``NotFound`` (round, bet, a player who may not stake now), ``IllegalTransition`` (round
+    not CLOSED or cancelled, bet not ACCEPTED), ``InvalidExtra`` (kind not allowed for the bet /
+    hand), ``InvalidInput`` (cards), ``IdempotencyConflict`` (a double or split taken before on
+    other cards),
     ``WalletRefused`` (a seamless operator's wallet did not take it; its fallback is recorded).
     """
     outcome = add_extra_stakes(round_id=round_id, actor=actor, actor_user=actor_user,

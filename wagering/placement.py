@@ -125,9 +125,8 @@ class _Placement:
         whose operator has an agreement with the table's studio (``tables.studios.agreed_operators``).
         Any other code, unknown or not, is no player for the game server: one answer for all."""
         wallets = {w.player_id: w for w in lock_wallets_by_code(self.table.currency, codes)}
-        live = players_in_session(wallets, self.table.currency_id)
-        agreed = agreed_operators(self.table.studio_id, {w.operator_id for pid, w in wallets.items() if pid in live})
-        wallets = {pid: w for pid, w in wallets.items() if pid in live and w.operator_id in agreed}
+        allowed = stakers(self.table, wallets)
+        wallets = {pid: w for pid, w in wallets.items() if pid in allowed}
         return wallets, {w.player.game_code: w.player for w in wallets.values()}
 
     # -- one request ------------------------------------------------------------------------------
@@ -138,12 +137,14 @@ class _Placement:
         key, bet_type, seat_no = request.get("key"), request.get("type"), request.get("seat")
         if not isinstance(key, str) or not key or len(key) > 120:
             raise InvalidInput("key: a non-empty string of at most 120 characters is required")
+        record_id = request.get("record_id") or key
+        if key in self.existing:  # its money moved: the player need not be able to stake now
+            return self._replay(key, request.get("player"), bet_type, seat_no,
+                                parse_amount(request.get("stake"), self.minor_units), record_id)
         player = self.players.get(request.get("player"))
         if player is None:
-            raise NotFound(f"no player {request.get('player')!r} in a live session in {self.table.currency_id}")
+            raise NotFound(no_player(request.get("player"), self.table.currency_id))
         stake = parse_amount(request.get("stake"), self.minor_units)
-        if key in self.existing:
-            return self._replay(key, player, bet_type, seat_no, stake)
         if self.closed:
             raise BettingClosed(f"betting on round {self.round.pk} is closed ({self.round.state})")
         if bet_type not in self.rules.bet_types:
@@ -152,7 +153,6 @@ class _Placement:
             raise SideBetUnavailable(f"{bet_type} is offered up to shoe round "
                                      f"{self.rules.last_shoe_round[bet_type]}; this is round {self.round.shoe_round}")
         self._check_limits(bet_type, stake)
-        record_id = request.get("record_id") or key
         if not isinstance(record_id, str):
             raise IdempotencyConflict(f"record id {record_id!r} is no string")
         placements = self._placements(player, bet_type, seat_no, stake, record_id)
@@ -197,11 +197,15 @@ class _Placement:
         if movement is None or movement.state != movement.State.OK:
             raise wallet_refusal(getattr(movement, "status", ""))
 
-    def _replay(self, key, player, bet_type, seat_no, stake):
+    def _replay(self, key, code, bet_type, seat_no, stake, record_id):
+        """The bet(s) key ``key`` placed, when the request (player game ``code``, type, seat,
+        stake, record id) is the one that placed them; else ``IdempotencyConflict``."""
         bet, mirror = self.existing[key], self.existing.get(key + MIRROR)
         stakes = {stake} if mirror is None else {stake, half_stake(stake, self._step(bet_type))}
-        if (bet.round_id, bet.player_id, bet.type, bet.seat) != (self.round.pk, player.pk, bet_type, seat_no) \
-                or bet.stake not in stakes:
+        player = self.players.get(code)  # not there once the player may not stake: compare the bet's own code
+        same_player = bet.player_id == player.pk if player is not None else bet.player.game_code == code
+        if (bet.round_id, bet.type, bet.seat, bet.record_id) != (self.round.pk, bet_type, seat_no, record_id) \
+                or not same_player or bet.stake not in stakes:
             raise IdempotencyConflict(f"key {key!r} already placed a different bet")
         return [bet] if mirror is None else [bet, mirror]
 
@@ -334,7 +338,9 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
     type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
     key seen before at the round's table returns its bet(s) with ``created=False`` and no second
-    debit; the same key with another body is rejected with ``idempotency_conflict``. Keys are the
+    debit, whether or not its player may stake now (the rules above are a new bet's); the same key
+    with another body (player, type, seat, stake, record id) is rejected with
+    ``idempotency_conflict``. Keys are the
     table's (one studio's): another table's, another studio's above all, are never looked at.
 
     Returns a ``BetOutcome`` per request, in order; rejected requests carry ``error`` (codes:
@@ -356,6 +362,22 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
         return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
     finally:  # placed or not, raised or not: a debit answered OK without its bet is rolled back now
         drop_debits(debits.values())
+
+
+def no_player(code, currency):
+    """The sentence of ``not_found`` for a player game ``code`` who may not stake in ``currency``
+    now (unknown, no live session, or an operator without an agreement with the studio)."""
+    return f"no player {code!r} in a live session in {currency}"
+
+
+def stakers(table, wallets):
+    """The ids (a set) of the players of ``wallets`` (``{player id: wallet Account}`` in
+    ``table``'s currency) who may stake new money at ``table`` now: a live session in its currency
+    (``accounts.operators.players_in_session``: their operator lets them play) and an operator with
+    an agreement with its studio (``tables.studios.agreed_operators``)."""
+    live = players_in_session(wallets, table.currency_id)
+    agreed = agreed_operators(table.studio_id, {wallets[pid].operator_id for pid in live})
+    return {pid for pid in live if wallets[pid].operator_id in agreed}
 
 
 def debit_key(round_, record_id):

@@ -6,6 +6,10 @@ from typing import Protocol
 
 from .cards import ALL_CARDS, card_value
 
+#: How many cards a shuffle burns (RULES 1): the shown card and as many as it is worth, an ace 1 to
+#: a ten-value card 10.
+BURN_COUNTS = range(2, 12)
+
 
 class RandomSource(Protocol):
     """Anything with ``shuffle(list)``: ``secrets.SystemRandom()``, ``random.Random(seed)``."""

@@ -23,7 +23,7 @@ from accounts.services import withdraw
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR, VIEWER
 from settlement.models import Alert, Dispute, DisputeNote, OperatorAction, RoundCorrection
 from settlement.voids import void_round
-from tables.models import Round
+from tables.models import Round, RoundEvent
 from tests.admin.conftest import B_MARKERS, lists_bet, play_boundless_round, staff_of, two_operators
 from tests.factories import PlayerFactory, otp_login
 
@@ -232,6 +232,21 @@ def test_a_shared_round_page_shows_only_a_bets(client, ab, a_staff):
     assert "Void round" not in page and "Resettle" not in page
     for url in (_url("wagering_bet_change", ab.shared_bets[2].pk), _url("settlement_dispute_change", ab.a_dispute.pk)):
         assert "Round replay" in assert_no_b(ab, c.get(url))
+
+
+@pytest.mark.parametrize("record_id", [["b0"], {"id": "b0"}])
+def test_an_event_with_a_record_id_that_is_no_string_names_no_bet(client, ab, record_id):
+    """An event stored with a ``record_id`` that is no string (a list, an object) is no bet's: the
+    round and bet pages answer, for A's staff (who see A's bets only) and the provider's."""
+    RoundEvent.objects.create(round=ab.shared, kind=RoundEvent.Kind.DECISION,
+                              payload={"record_id": record_id, "action": "no-string-ref"})
+    for user in (staff_of(ab.a, VIEWER, "alpha_viewer"), ab.provider):
+        c = _login(client, user)
+        for url in (_url("tables_round_change", ab.shared.pk), _url("wagering_bet_change", ab.shared_bets[0].pk)):
+            page = _text(c.get(url))
+            assert "Round replay" in page
+            assert ("no-string-ref" in page) == (user == ab.provider)  # A sees the step, not its payload
+        c.logout()
 
 
 @pytest.mark.parametrize("role", [DISPUTE_OFFICER, SUPERVISOR])

@@ -213,7 +213,7 @@ def _rounds(cur, table_id, done, count, last, details, accounts):
               "players": PLAYERS, "stake": STAKE, "lost": details[0], "won": details[1],
               "rules_version": rules_version_now(), **accounts}
     cur.execute("""INSERT INTO tables_shoe (table_id, sequence, shuffled_at, burn_count, rounds_dealt, cut_card_out)
-                   SELECT %(table)s, 1, now(), 0, 0, false WHERE NOT EXISTS
+                   SELECT %(table)s, 1, now(), 2, 0, false WHERE NOT EXISTS
                    (SELECT 1 FROM tables_shoe WHERE table_id = %(table)s AND sequence = 1)""", params)
     cur.execute("""UPDATE tables_shoe SET rounds_dealt = %(upto)s WHERE table_id = %(table)s AND sequence = 1
                    RETURNING id""", params)

@@ -72,7 +72,7 @@ def _boundless(table, players, wallets, house, name, taken=None):
     from wagering.models import Bet
 
     rng = random.Random(7)
-    round_ = open_round(table_code=table.code, external_id=name, shoe=1)
+    round_ = open_round(table_code=table.code, external_id=name, shoe=1, burn_count=2)
     bets, items = [], []
     for i, p in enumerate(players):
         actions = rng.choice([["hit"], ["stand"], ["surrender"], []])
@@ -103,7 +103,7 @@ def _premium(table, players, wallets, house, name):
     from tables.services import open_round
     from wagering.models import Bet
 
-    round_ = open_round(table_code=table.code, external_id=name, shoe=1)
+    round_ = open_round(table_code=table.code, external_id=name, shoe=1, burn_count=2)
     hands = [["TH", "7C"], ["AS", "KD"], ["9H", "9C"], ["TS", "QD"], ["5H", "6C"], ["8S", "8H"], ["2D", "3S"]]
     seats = {str(n): {"cards": cards, "actions": ["stand"]} for n, cards in enumerate(hands, 1)}
     seats["2"]["actions"] = []  # a blackjack stands by itself

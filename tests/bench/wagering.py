@@ -131,7 +131,7 @@ def main():
     for name in ["single", "profiled"] + [f"{path}{i}" for i in range(REPEAT) for path in ("bulk", "floor")]:
         table = Table.objects.create(code=f"bw-{run}-{name}", name=name, variant="boundless", currency=eur)
         TableLimit.objects.create(table=table, bet_type="main", min_stake=1, max_stake=1000, chip_step=1)
-        rounds[name] = open_round(table_code=table.code, external_id="R-1", shoe=1)
+        rounds[name] = open_round(table_code=table.code, external_id="R-1", shoe=1, burn_count=2)
     players, wallets = funded_wallets(f"bw-{run}", N_PLAYERS, eur)
 
     clock = Clock()

@@ -46,7 +46,7 @@ def play(table, record, *, settle=True):
     """Play ``record`` (a round record without ``round``/``currency``/``shoe_round``) on ``table``
     through the services; bets are placed in record order. Returns the ``Round``."""
     external_id = f"R-{next(_rounds)}"
-    round_ = open_round(table_code=table.code, external_id=external_id, shoe=1, actor="test")
+    round_ = open_round(table_code=table.code, external_id=external_id, shoe=1, burn_count=2, actor="test")
     record = {"format": "round-record/1", "variant": table.variant, "round": external_id,
               "shoe_round": round_.shoe_round, "currency": "EUR", **record}
     outcomes = place_bets(round_id=round_.pk, actor="test", bets=[

@@ -5,6 +5,7 @@ totals); never another player's bets or steps; at most ``RECENT_ROUNDS``."""
 import pytest
 
 from delivery.api.player import views
+from tables.models import RoundEvent
 from tests.factories import BoundlessTableFactory
 
 from .conftest import client_for, play
@@ -42,3 +43,16 @@ def test_another_player_recalls_only_their_own(bob, premium_round):
     assert [r["id"] for r in data] == [premium_round.pk]
     assert [b["type"] for b in data[0]["bets"]] == ["behind"]
     assert {s["detail"].get("record_id") for s in data[0]["steps"]} <= {"b1", None}
+
+
+@pytest.mark.parametrize("record_id", [["a1"], {"id": "a1"}])
+def test_an_event_with_a_record_id_that_is_no_string_names_no_bet(api, premium_round, record_id):
+    """An event stored with a ``record_id`` that is no string (a list, an object) is no bet's: the
+    player's recent rounds answer, that event's payload shown to nobody."""
+    RoundEvent.objects.create(round=premium_round, kind=RoundEvent.Kind.DECISION,
+                              payload={"record_id": record_id, "action": "hit"})
+    response = api.get("/api/v1/rounds/recent")
+    assert response.status_code == 200
+    steps = response.json()[0]["steps"]
+    assert "hit" not in [s["detail"].get("action") for s in steps if s["kind"] == "decision"]
+    assert sorted(s["detail"]["record_id"] for s in steps if s["kind"] == "bet_placed") == ["a1", "a2"]

@@ -33,9 +33,9 @@ CASES = Path(__file__).resolve().parents[1] / "data" / "cases"
 D = Decimal
 
 
-def open_round(client, table, external_id="R-1", shoe=1):
-    response = client.post(f"/api/game/v1/tables/{table.code}/rounds/", {"external_id": external_id, "shoe": shoe},
-                           format="json")
+def open_round(client, table, external_id="R-1", shoe=1, burn_count=2):
+    response = client.post(f"/api/game/v1/tables/{table.code}/rounds/",
+                           {"external_id": external_id, "shoe": shoe, "burn_count": burn_count}, format="json")
     assert response.status_code == 201, response.data
     return response.data["id"]
 
@@ -47,7 +47,7 @@ def test_only_game_server_accounts_may_call(eur, game_client):
     users (players, superusers) and operators' keys are not game servers (401)."""
     table = TableFactory()
     url = f"/api/game/v1/tables/{table.code}/rounds/"
-    body = {"external_id": "R-1", "shoe": 1}
+    body = {"external_id": "R-1", "shoe": 1, "burn_count": 2}
     player_user = PlayerFactory().user
     operator = UserFactory(is_staff=True, is_superuser=True)
     assert client_for(player_user).post(url, body, format="json").status_code == 401

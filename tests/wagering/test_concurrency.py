@@ -128,7 +128,7 @@ def test_two_identical_opens_at_once_open_one_round_answered_201_then_200():
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
         try:
             answers.append(client.post(f"/api/game/v1/tables/{table.code}/rounds/",
-                                       {"external_id": "SAME", "shoe": 1}, format="json").status_code)
+                                       {"external_id": "SAME", "shoe": 1, "burn_count": 2}, format="json").status_code)
         finally:
             connection.close()
 

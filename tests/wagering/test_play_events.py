@@ -6,8 +6,10 @@ import pytest
 from tables.exceptions import IllegalTransition, InvalidInput
 from tables.models import RoundEvent
 from tables.services import report_play
-from tests.factories import RoundFactory
+from tests.factories import BoundlessTableFactory, RoundFactory
 from wagering.closing import close_betting
+
+from .test_api import open_round
 
 pytestmark = pytest.mark.django_db
 
@@ -36,3 +38,19 @@ def test_play_events_need_a_round_being_dealt_and_known_kinds():
     with pytest.raises(InvalidInput):  # all or nothing: the good first event is not kept
         report_play(round_id=round_.pk, events=[{"kind": "decision"}, {"kind": "settled"}])
     assert RoundEvent.objects.count() == before
+
+
+@pytest.mark.parametrize("record_id", [["m"], {"id": "m"}, 7, None])
+def test_an_event_naming_a_bet_names_it_by_its_record_id_a_string(eur, game_client, record_id):
+    """A play event's ``record_id`` names a bet (the round record's id): any other JSON value is a
+    400 ``invalid_input`` with a sentence, and none of the call's events is written."""
+    round_id = open_round(game_client, BoundlessTableFactory())
+    assert game_client.post(f"/api/game/v1/rounds/{round_id}/close/").status_code == 200
+    before = RoundEvent.objects.filter(round_id=round_id).count()
+    for kind in ("decision", "auto_play", "card_rescanned"):
+        response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
+            {"kind": "decision", "record_id": "m", "action": "hit"},
+            {"kind": kind, "record_id": record_id, "action": "stand", "to": "player"}]}, format="json")
+        assert (response.status_code, response.data["code"]) == (400, "invalid_input"), response.data
+        assert "record_id" in response.data["detail"]
+    assert RoundEvent.objects.filter(round_id=round_id).count() == before

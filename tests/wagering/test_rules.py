@@ -660,8 +660,8 @@ def test_rules_10_classic_host_disconnect_reshuffles_the_shoe(eur):
 
 def test_open_round_is_idempotent_and_one_round_in_play_per_table(eur):
     table = TableFactory()
-    round_ = open_round(table_code=table.code, external_id="X-1", shoe=1)
-    assert open_round(table_code=table.code, external_id="X-1", shoe=1).pk == round_.pk
+    round_ = open_round(table_code=table.code, external_id="X-1", shoe=1, burn_count=2)
+    assert open_round(table_code=table.code, external_id="X-1", shoe=1, burn_count=2).pk == round_.pk
     with pytest.raises(IllegalTransition):
         open_round(table_code=table.code, external_id="X-2", shoe=1)
     with pytest.raises(NotFound):

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import PlayerSession
 from delivery.api.game.signing import signed_headers
-from tables.models import Studio, StudioAPIKey
+from tables.models import Round, Studio, StudioAPIKey
 from tables.studios import create_service_key, revoke_service_key
 from tests.factories import (
     BoundlessTableFactory,
@@ -74,8 +74,8 @@ def test_a_studio_reaches_no_other_studios_table_or_round_answered_as_missing(eu
         json_error(b_client.get(f"/api/game/v1/tables/{code}/rounds/?external_id=A-1"), 404, "not_found")
     assert [t["code"] for t in b_client.get("/api/game/v1/tables/").json()] == [b_table.code]
     assert Bet.objects.count() == 1 and balance(player) == D("90.00")
-    assert b_client.post(f"/api/game/v1/tables/{b_table.code}/rounds/", {"external_id": "B-1", "shoe": 1},
-                         format="json").status_code == 201
+    assert b_client.post(f"/api/game/v1/tables/{b_table.code}/rounds/",
+                         {"external_id": "B-1", "shoe": 1, "burn_count": 2}, format="json").status_code == 201
 
 
 def test_each_service_account_has_a_throttle_of_its_own(eur, game_client, studio_b):
@@ -112,7 +112,7 @@ def test_a_signing_service_account_must_sign_each_request_once(eur, db):
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     table = TableFactory()
     path = f"/api/game/v1/tables/{table.code}/rounds/"
-    body = json.dumps({"external_id": "R-1", "shoe": 1}).encode()
+    body = json.dumps({"external_id": "R-1", "shoe": 1, "burn_count": 2}).encode()
 
     def post(headers, data=body):
         return client.post(path, data, content_type="application/json",
@@ -266,14 +266,14 @@ def test_a_batch_of_which_no_item_was_accepted_is_422_none_accepted(eur, game_cl
 def test_replaying_an_open_round_answers_200_and_a_shoe_never_goes_backwards(eur, game_client):
     table = TableFactory()
     url = f"/api/game/v1/tables/{table.code}/rounds/"
-    first = game_client.post(url, {"external_id": "R-1", "shoe": 100}, format="json")
-    again = game_client.post(url, {"external_id": "R-1", "shoe": 100}, format="json")
+    first = game_client.post(url, {"external_id": "R-1", "shoe": 100, "burn_count": 2}, format="json")
+    again = game_client.post(url, {"external_id": "R-1", "shoe": 100, "burn_count": 2}, format="json")
     assert (first.status_code, again.status_code) == (201, 200) and first.json() == again.json()
     game_client.post(f"/api/game/v1/rounds/{first.json()['id']}/cancel/", {"reason": "host disconnected"},
                      format="json")
-    behind = game_client.post(url, {"external_id": "R-2", "shoe": 2}, format="json")
+    behind = game_client.post(url, {"external_id": "R-2", "shoe": 2, "burn_count": 2}, format="json")
     assert "never goes backwards" in json_error(behind, 409, "illegal_transition")["detail"]
-    assert game_client.post(url, {"external_id": "R-2", "shoe": 101}, format="json").status_code == 201
+    assert game_client.post(url, {"external_id": "R-2", "shoe": 101, "burn_count": 2}, format="json").status_code == 201
 
 
 def test_tables_with_limits_a_round_by_external_id_and_its_bets(eur, game_client):
@@ -298,6 +298,29 @@ def test_tables_with_limits_a_round_by_external_id_and_its_bets(eur, game_client
     assert bets["round"]["state"] == "voided"
     assert [(b["record_id"], b["player"], b["state"], b["stake"]) for b in bets["bets"]] == [
         ("k", player.game_code, "refunded", "10.00")]
+
+
+@pytest.mark.parametrize("burn", [{}, {"burn_count": 0}, {"burn_count": 1}])
+def test_a_new_shoe_burns_at_least_2_cards_a_round_on_it_any(eur, game_client, burn):
+    """RULES 1: the shown card and as many as it is worth (an ace: 1), so a new shoe burns 2 to 11
+    cards: fewer (or none given) is 400 ``invalid_input`` and opens nothing. A round on a shoe
+    already open burns nothing: its count is not read (0 or none given, as before), and the same
+    opening again is still its replay, another count still 409 ``idempotency_conflict``."""
+    table = TableFactory()
+    url = f"/api/game/v1/tables/{table.code}/rounds/"
+    body = json_error(game_client.post(url, {"external_id": "R-1", "shoe": 1, **burn}, format="json"), 400,
+                      "invalid_input")
+    assert "burn_count" in body["detail"] and not table.rounds.exists() and not table.shoes.exists()
+    first = {"external_id": "R-1", "shoe": 1, "burn_count": 2}
+    assert game_client.post(url, first, format="json").status_code == 201
+    assert game_client.post(url, first, format="json").status_code == 200
+    json_error(game_client.post(url, {"external_id": "R-1", "shoe": 1, **burn}, format="json"), 409,
+               "idempotency_conflict")
+    closed = game_client.post(f"/api/game/v1/rounds/{table.rounds.get().pk}/close/")
+    assert closed.status_code == 200
+    Round.objects.filter(table=table).update(state=Round.State.SETTLED)
+    assert game_client.post(url, {"external_id": "R-2", "shoe": 1, **burn}, format="json").status_code == 201
+    assert table.shoes.get().burn_count == 2 and table.rounds.count() == 2
 
 
 def test_a_new_shoe_burns_up_to_11_cards_the_shown_card_included(eur, game_client):

@@ -61,7 +61,8 @@ class OpenRoundSerializer(serializers.Serializer):
                               help_text="Sequence number of the shoe; a new one starts a new shoe.")
     burn_count = StrictIntegerField(min_value=0, max_value=11, default=0,
                                     help_text="A new shoe's cards burnt after the shuffle, the shown card included: "
-                                              "the shown card and as many as it is worth, 2 to 11 (RULES 1).")
+                                              "the shown card and as many as it is worth, 2 to 11 (RULES 1). A "
+                                              "round on a shoe already open burns none: 0 or left out.")
 
 
 class RoundSerializer(serializers.ModelSerializer):
