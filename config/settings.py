@@ -240,7 +240,7 @@ CELERY_BEAT_SCHEDULER = "config.beat:AlertingScheduler"  # django-celery-beat's;
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Game-server API (delivery.api.game) ----------------------------------------------------------
-# A signed request's timestamp may be at most this far from the clock (and its signature is refused
+# A signed request's timestamp may be at most this far from the clock (and its nonce is refused
 # if used again within twice this long).
 GAME_API_SIGNATURE_WINDOW_SECONDS = env.int("GAME_API_SIGNATURE_WINDOW_SECONDS", default=300)
 
