@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 from timezone_field import TimeZoneField
 
@@ -49,7 +50,8 @@ class Operator(models.Model):
     ``wallet_timeout_ms``, at most ``wallet_concurrency`` in flight per batch: a bet batch's
     debits, a round's credits; None: ``WALLET_CONCURRENCY``). ``currencies``: the currencies its
     players may hold and play. ``time_zone``: the IANA zone its days are counted in (its reports
-    and rollups: a bet belongs to the day it was placed in this zone), fixed once it has players."""
+    and rollups: a bet belongs to the day it was placed in this zone), fixed once it has players.
+    ``code`` is unique whatever its case (``accounts.codes``)."""
 
     class WalletMode(models.TextChoices):
         TRANSFER = "transfer", "Transfer (the platform's wallets)"
@@ -69,6 +71,8 @@ class Operator(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=~Q(code__contains=":"), name="operator_code_has_no_colon"),
+            models.UniqueConstraint(Lower("code"), name="operator_code_unique_ignoring_case",
+                                    violation_error_message="An operator with this code, in any case, exists."),
             models.CheckConstraint(condition=Q(wallet_mode="transfer") | ~Q(wallet_url="") & ~Q(wallet_secret=""),
                                    name="seamless_operator_has_wallet"),
         ]
