@@ -11,6 +11,8 @@ from django.db.models.functions import Lower
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 from timezone_field import TimeZoneField
 
+from .addresses import WalletAddressRefused, check_url
+
 #: Money columns hold up to 4 minor-unit decimals; a currency's own ``minor_units`` is enforced
 #: by ``accounts.money.parse_amount`` before anything is written.
 MONEY = {"max_digits": 20, "decimal_places": 4}
@@ -86,13 +88,21 @@ class Operator(models.Model):
     FIXED_ONCE_PLAYED = ("code", "wallet_mode", "time_zone")
 
     def clean(self):
-        """Refuse a change of ``FIXED_ONCE_PLAYED`` once the operator has players (a
-        ``ValidationError`` names the field)."""
+        """Refuse a change of ``FIXED_ONCE_PLAYED`` once the operator has players, and a
+        ``wallet_url`` at an address no wallet may have (``accounts.addresses.check_url``: its
+        name is looked up now). A ``ValidationError`` names each field."""
+        errors = {}
         if self.pk is not None and self.players.exists():
             stored = Operator.objects.filter(pk=self.pk).values(*self.FIXED_ONCE_PLAYED).first() or {}
             changed = [f for f in self.FIXED_ONCE_PLAYED if stored.get(f) != getattr(self, f)]
-            if changed:
-                raise ValidationError({f: f"the operator has players: its {f} is fixed" for f in changed})
+            errors.update({f: f"the operator has players: its {f} is fixed" for f in changed})
+        if self.wallet_url:
+            try:
+                check_url(self.wallet_url)
+            except WalletAddressRefused as refused:
+                errors["wallet_url"] = str(refused)
+        if errors:
+            raise ValidationError(errors)
 
     def game_code(self, code):
         """The name the game server and round records use for this operator's player ``code``."""
