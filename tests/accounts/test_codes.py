@@ -1,7 +1,7 @@
-"""Issue 20: operator codes are unique whatever their case (``east`` and ``EAST`` cannot both be
-operators), the staff's commands find an operator whatever the case typed, and a database with
-codes that clash refuses the migration with their names; players' codes, the operator's own
-identifiers, stay case-sensitive."""
+"""Issue 20: operator, studio and table codes are unique whatever their case (``east`` and
+``EAST`` cannot both be operators), the staff's commands find them whatever the case typed, and a
+database with codes that clash refuses the migration with their names; players' codes, the
+operator's own identifiers, stay case-sensitive."""
 
 from io import StringIO
 
@@ -14,6 +14,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 from accounts.models import Operator, Player
 from accounts.operators import create_operator, upsert_player
+from tables.models import Studio, Table
+from tests.factories import TableFactory
 
 
 def test_an_operator_code_is_unique_whatever_its_case(db):
@@ -60,3 +62,25 @@ def test_the_migration_names_operator_codes_that_clash_and_applies_nothing(trans
         MigrationExecutor(connection).migrate([after])
     with pytest.raises(IntegrityError), transaction.atomic():
         Operator.objects.create(code="North", name="N")
+
+
+def test_studio_and_table_codes_are_unique_whatever_their_case_and_commands_find_them(db):
+    """Studios' and tables' codes are given by the provider's staff and seen by every tenant too:
+    the same rule. The staff's commands find them whatever the case typed; the game-server API
+    takes a table's code exactly as the platform gave it (it can only ever match one table)."""
+    call_command("create_game_server_key", "studio-b", "--create", "Studio B", stdout=StringIO())
+    out = StringIO()
+    call_command("create_game_server_key", "STUDIO-B", "--create", "again", stdout=out)
+    assert "of studio studio-b" in out.getvalue() and Studio.objects.filter(code__iexact="studio-b").count() == 1
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Studio.objects.create(code="Studio-B", name="B")
+    table = TableFactory(code="cl-9")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        TableFactory(code="CL-9")
+    with pytest.raises(ValidationError, match="in any case"):
+        Table(code="Cl-9", name="x", studio=table.studio, variant=table.variant, currency=table.currency).full_clean()
+    call_command("rtp", "--table", "CL-9", stdout=StringIO())
+    create_operator(code="east")
+    out = StringIO()
+    call_command("create_studio_agreement", "Studio-B", "east", stdout=out)
+    assert "studio studio-b's tables" in out.getvalue()
