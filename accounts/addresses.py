@@ -21,8 +21,12 @@ class WalletAddressRefused(Exception):
 
 def refusal(address):
     """Why ``address`` (an IP address, text) may not be a wallet's: a sentence, or ``""`` when it
-    may (a public unicast address, or one in ``WALLET_ALLOWED_NETWORKS``)."""
-    ip = ipaddress.ip_address(address)
+    may (a public unicast address, or one in ``WALLET_ALLOWED_NETWORKS``). A text that is no IP
+    address in its usual form (``127.1``) may not either."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return f"{address!r} is no IP address in its usual form"
     if ip.version == 6 and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
     if any(ip in network for network in settings.WALLET_ALLOWED_NETWORKS):
@@ -41,8 +45,7 @@ def check_address(address):
         raise WalletAddressRefused(why)
 
 
-def literal(host):
-    """``host`` (a URL's host, IPv6 without brackets) when it is an IP address; else None (a name)."""
+def _literal(host):
     try:
         return str(ipaddress.ip_address(host))
     except ValueError:
@@ -53,8 +56,11 @@ def check_url(url):
     """Raise ``WalletAddressRefused`` when ``url``'s host is, or now resolves to (any of the
     addresses of ``getaddrinfo``, a blocking lookup), an address a wallet may not have. A name
     that does not resolve passes: it has no address to refuse, and every call checks again."""
-    host = urlsplit(url).hostname or ""
-    if (address := literal(host)) is not None:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # no host to read: the URL's own validation refuses it
+        return None
+    if (address := _literal(host)) is not None:
         return check_address(address)
     try:
         found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)

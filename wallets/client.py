@@ -27,11 +27,12 @@ from datetime import datetime
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
+from aiohttp.helpers import is_ip_address
 from django.conf import settings
 from django.utils import timezone
 from yarl import URL
 
-from accounts.addresses import WalletAddressRefused, check_address, literal
+from accounts.addresses import WalletAddressRefused, check_address
 
 STATUSES = frozenset({"OK", "INSUFFICIENT_FUNDS", "PLAYER_BLOCKED", "LIMIT_EXCEEDED", "DUPLICATE_TRANSACTION",
                       "ROLLED_BACK", "UNKNOWN_TRANSACTION"})
@@ -166,6 +167,18 @@ class CheckedResolver(AbstractResolver):
         await self._resolver.close()
 
 
+def _check_literal(url):
+    """Raise ``WalletAddressRefused`` when ``url``'s host, read as aiohttp reads it (``yarl``), is
+    written as an IP address (aiohttp's own test: its connector asks no resolver then) that no
+    wallet may have, or that is no IP address in its usual form."""
+    try:
+        host = URL(url).raw_host
+    except ValueError:  # no host to read: the request itself fails (an unknown outcome, as ever)
+        return
+    if is_ip_address(host):
+        check_address(host)
+
+
 async def _send(session, limit, operator, call, fields):
     """One attempt of ``call`` with ``fields`` through ``session`` (an ``aiohttp.ClientSession``
     whose connector resolves with ``CheckedResolver``), at most ``limit`` (a semaphore) at once,
@@ -176,8 +189,7 @@ async def _send(session, limit, operator, call, fields):
         url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
         started = time.monotonic()
         try:
-            if (address := literal(URL(url).host or "")) is not None:  # an IP literal: no resolver
-                check_address(address)
+            _check_literal(url)
             async with session.post(url, data=body, headers=headers, allow_redirects=False,  # 3xx: no answer
                                     timeout=aiohttp.ClientTimeout(total=operator.wallet_timeout_ms / 1000)) as response:
                 content = await _read_capped(response)
