@@ -127,3 +127,14 @@ def test_a_stake_to_a_refused_address_is_rejected_with_nothing_to_roll_back(db, 
     assert outcome.error.code == "wallet_unavailable" and not Bet.objects.exists()
     assert list(WalletMovement.objects.values_list("call", "state")) == [("debit", WalletMovement.State.FAILED)]
     assert _Counting.hits == []
+
+
+def test_the_admin_refuses_a_wallet_url_inside_the_network_on_the_operators_page(admin_client, settings):
+    settings.WALLET_ALLOWED_NETWORKS = []
+    form = {"code": "sea", "name": "Sea", "wallet_mode": "seamless", "time_zone": "UTC",
+            "wallet_url": "http://169.254.169.254/latest", "wallet_secret": "s", "wallet_timeout_ms": "3000"}
+    page = admin_client.post("/admin/accounts/operator/add/", form)
+    assert page.status_code == 200 and "169.254.169.254 is a link-local address" in page.content.decode()
+    assert not Operator.objects.filter(code="sea").exists()
+    answer = admin_client.post("/admin/accounts/operator/add/", {**form, "wallet_url": "https://93.184.215.14/w"})
+    assert answer.status_code == 302 and Operator.objects.get(code="sea").wallet_url == "https://93.184.215.14/w"
