@@ -7,8 +7,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 from timezone_field import TimeZoneField
+
+from .addresses import WalletAddressRefused, check_url
 
 #: Money columns hold up to 4 minor-unit decimals; a currency's own ``minor_units`` is enforced
 #: by ``accounts.money.parse_amount`` before anything is written.
@@ -49,7 +52,8 @@ class Operator(models.Model):
     ``wallet_timeout_ms``, at most ``wallet_concurrency`` in flight per batch: a bet batch's
     debits, a round's credits; None: ``WALLET_CONCURRENCY``). ``currencies``: the currencies its
     players may hold and play. ``time_zone``: the IANA zone its days are counted in (its reports
-    and rollups: a bet belongs to the day it was placed in this zone), fixed once it has players."""
+    and rollups: a bet belongs to the day it was placed in this zone), fixed once it has players.
+    ``code`` is unique whatever its case (``accounts.codes``)."""
 
     class WalletMode(models.TextChoices):
         TRANSFER = "transfer", "Transfer (the platform's wallets)"
@@ -69,6 +73,8 @@ class Operator(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=~Q(code__contains=":"), name="operator_code_has_no_colon"),
+            models.UniqueConstraint(Lower("code"), name="operator_code_unique_ignoring_case",
+                                    violation_error_message="An operator with this code, in any case, exists."),
             models.CheckConstraint(condition=Q(wallet_mode="transfer") | ~Q(wallet_url="") & ~Q(wallet_secret=""),
                                    name="seamless_operator_has_wallet"),
         ]
@@ -82,13 +88,21 @@ class Operator(models.Model):
     FIXED_ONCE_PLAYED = ("code", "wallet_mode", "time_zone")
 
     def clean(self):
-        """Refuse a change of ``FIXED_ONCE_PLAYED`` once the operator has players (a
-        ``ValidationError`` names the field)."""
+        """Refuse a change of ``FIXED_ONCE_PLAYED`` once the operator has players, and a
+        ``wallet_url`` at an address no wallet may have (``accounts.addresses.check_url``: its
+        name is looked up now). A ``ValidationError`` names each field."""
+        errors = {}
         if self.pk is not None and self.players.exists():
             stored = Operator.objects.filter(pk=self.pk).values(*self.FIXED_ONCE_PLAYED).first() or {}
             changed = [f for f in self.FIXED_ONCE_PLAYED if stored.get(f) != getattr(self, f)]
-            if changed:
-                raise ValidationError({f: f"the operator has players: its {f} is fixed" for f in changed})
+            errors.update({f: f"the operator has players: its {f} is fixed" for f in changed})
+        if self.wallet_url:
+            try:
+                check_url(self.wallet_url)
+            except WalletAddressRefused as refused:
+                errors["wallet_url"] = str(refused)
+        if errors:
+            raise ValidationError(errors)
 
     def game_code(self, code):
         """The name the game server and round records use for this operator's player ``code``."""

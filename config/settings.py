@@ -6,6 +6,7 @@ to the real parts. ``DEBUG`` is off unless asked for, and ``SECRET_KEY`` is then
 A ``.env`` file at the project root (or ``ENV_FILE``) is read if present (``make run`` writes one).
 """
 
+import ipaddress
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -240,11 +241,17 @@ CELERY_BEAT_SCHEDULER = "config.beat:AlertingScheduler"  # django-celery-beat's;
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Game-server API (delivery.api.game) ----------------------------------------------------------
-# A signed request's timestamp may be at most this far from the clock (and its signature is refused
+# A signed request's timestamp may be at most this far from the clock (and its nonce is refused
 # if used again within twice this long).
 GAME_API_SIGNATURE_WINDOW_SECONDS = env.int("GAME_API_SIGNATURE_WINDOW_SECONDS", default=300)
 
 # --- Seamless wallets (wallets; docs/wallet-api.md) ------------------------------------------------
+# Networks an operator's wallet URL may resolve into although they are not the public internet
+# (loopback, private, link-local, reserved: refused otherwise, when the URL is set and at every
+# call; accounts.addresses), e.g. "10.20.0.0/16" for wallets reached over a private link. Default:
+# none; with DEBUG, the loopback networks (make run's reference wallet on 127.0.0.1).
+WALLET_ALLOWED_NETWORKS = [ipaddress.ip_network(network) for network in env.list(
+    "WALLET_ALLOWED_NETWORKS", default=["127.0.0.0/8", "::1/128"] if DEBUG else [])]
 # Prefix of every transaction id sent to an operator's wallet: unique per installation, never changed.
 WALLET_INSTALLATION_ID = env("WALLET_INSTALLATION_ID", default="bj")
 # Calls in flight at once to one operator's wallet (a bet batch's debits, a round's credits).

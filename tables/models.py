@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from django.utils import timezone
 from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
@@ -33,11 +34,16 @@ DEFAULT_STUDIO = "default"
 
 class Studio(models.Model):
     """A live studio: it runs tables, and its game server reports their rounds and bets through
-    its service accounts (``StudioAPIKey``), which act on this studio's tables only."""
+    its service accounts (``StudioAPIKey``), which act on this studio's tables only. ``code`` is
+    unique whatever its case (``accounts.codes``)."""
 
     code = models.SlugField(max_length=32, unique=True)
     name = models.CharField(max_length=100)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(Lower("code"), name="studio_code_unique_ignoring_case",
+                                               violation_error_message="A studio with this code, in any case, exists.")]
 
     def __str__(self):
         return self.code
@@ -96,7 +102,7 @@ class StudioAPIKey(AbstractAPIKey):
 
 class Table(models.Model):
     """A live table of one ``studio``: ``code`` (``CL-1``, the house account is
-    ``table:<code>``), ``variant``, ``currency``, ``status``.
+    ``table:<code>``; unique whatever its case, ``accounts.codes``), ``variant``, ``currency``, ``status``.
 
     - ``pay_tables``: operator overrides of the variant's default odds, ``{bet_type: {pattern: "odds"}}``
       (odds as decimal strings, ``"6"`` = 6:1); empty = the defaults (RULES 5, 8). Validated by
@@ -131,6 +137,8 @@ class Table(models.Model):
             models.CheckConstraint(condition=Q(variant="boundless", seats__isnull=True)
                                    | (~Q(variant="boundless") & Q(seats__gte=1, seats__lte=7)),
                                    name="table_seats_match_variant"),
+            models.UniqueConstraint(Lower("code"), name="table_code_unique_ignoring_case",
+                                    violation_error_message="A table with this code, in any case, exists."),
         ]
 
     def __str__(self):

@@ -30,11 +30,11 @@ def check_studio_round(studio, round_id):
 
 
 def agree(*, studio, operator):
-    """The agreement of ``operator`` (an ``Operator``) with ``studio`` (a ``Studio`` or its code),
+    """The agreement of ``operator`` (an ``Operator``) with ``studio`` (a ``Studio`` or its code, in any case),
     made if missing: the operator's players may bet at the studio's tables. Returns the
     ``StudioAgreement``. Raises ``Studio.DoesNotExist``."""
     if not isinstance(studio, Studio):
-        studio = Studio.objects.get(code=studio)
+        studio = Studio.objects.get(code__iexact=studio)
     return StudioAgreement.objects.get_or_create(studio=studio, operator=operator)[0]
 
 
@@ -47,13 +47,13 @@ def agreed_operators(studio_id, operator_ids):
 
 @transaction.atomic
 def create_service_key(*, studio, name, signed=False):
-    """A new game-server service account of ``studio`` (a ``Studio`` or its code): ``(StudioAPIKey,
+    """A new game-server service account of ``studio`` (a ``Studio`` or its code, in any case): ``(StudioAPIKey,
     raw key, signing secret)``. ``signed``: every request of the key must be signed
     (``delivery.api.game.signing``) with the returned secret ("" when not signed). The key and
     the secret are shown once: only the key's hash is kept, and the secret on no page. Raises
     ``Studio.DoesNotExist``."""
     if not isinstance(studio, Studio):
-        studio = Studio.objects.get(code=studio)
+        studio = Studio.objects.get(code__iexact=studio)
     key, raw = StudioAPIKey.objects.create_key(studio=studio, name=name[:50] or "game server")
     secret = ""
     if signed:

@@ -3,6 +3,9 @@ real worker processes (the production stack), and on SQLite with tasks run in-pr
 zero-setup default of ``make run``). Tests marked ``postgresql`` need the production stack
 (PostgreSQL's own statements and triggers, Redis, worker processes) and are skipped on SQLite."""
 
+import ipaddress
+import os
+
 import pytest
 from django.conf import settings
 from django.core.signals import request_finished, request_started
@@ -15,6 +18,12 @@ from tests.workers import Worker, purge_queues
 def on_postgresql():
     """True when the suite runs on PostgreSQL (the production stack), False on SQLite."""
     return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+def pytest_configure(config):
+    """The wallets' allowed networks of ``tests/__init__.py`` (the settings were read before it)."""
+    settings.WALLET_ALLOWED_NETWORKS = [ipaddress.ip_network(network)
+                                        for network in os.environ["WALLET_ALLOWED_NETWORKS"].split(",") if network]
 
 
 def pytest_collection_modifyitems(config, items):

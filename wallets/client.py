@@ -6,6 +6,12 @@ body of each call, its sending, and what its answer means.
 known only when it is HTTP 200 with a JSON object whose ``status`` is one of ``STATUSES``;
 anything else (a timeout, a connection error, another HTTP status, a body that is no such JSON) is
 an unknown outcome: the operator may or may not have applied the call.
+
+A call is never sent to an address no wallet may have (``accounts.addresses``): the URL's IP
+literal is checked before the request, a name's addresses by the connector's resolver
+(``CheckedResolver``), so the address checked is the one connected to, whatever the name
+resolves to later. Such a call ``failed`` (it never reached the wallet): nothing to roll back,
+nothing to retry until the operator's URL or name is put right (a supervisor's retry then).
 """
 
 import asyncio
@@ -13,14 +19,20 @@ import hashlib
 import hmac
 import json
 import math
+import socket
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
 import aiohttp
+from aiohttp.abc import AbstractResolver
+from aiohttp.helpers import is_ip_address
 from django.conf import settings
 from django.utils import timezone
+from yarl import URL
+
+from accounts.addresses import WalletAddressRefused, check_address
 
 STATUSES = frozenset({"OK", "INSUFFICIENT_FUNDS", "PLAYER_BLOCKED", "LIMIT_EXCEEDED", "DUPLICATE_TRANSACTION",
                       "ROLLED_BACK", "UNKNOWN_TRANSACTION"})
@@ -100,12 +112,13 @@ def _object(pairs):
     return body
 
 
-def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error=""):
-    """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``.
-    A body that is not JSON (too deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) is kept as
-    text, cut: the outcome is unknown."""
+def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error="", outcome="unknown"):
+    """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``
+    (an ``outcome``: ``unknown``, or ``failed`` for a call not sent). A body that is not JSON (too
+    deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) is kept as text, cut: the outcome is
+    unknown."""
     duration = int((time.monotonic() - started) * 1000)
-    body, status, outcome = None, None, "unknown"
+    body, status = None, None
     if http_status is not None:
         try:
             if len(content) > MAX_ANSWER_BYTES:
@@ -136,18 +149,53 @@ async def _read_capped(response):
     return bytes(content)
 
 
+class CheckedResolver(AbstractResolver):
+    """aiohttp's default resolver, refusing a name any of whose addresses no wallet may have
+    (``WalletAddressRefused``, raised through the request): the connector connects only to the
+    addresses its resolver returns (and caches them as returned), so none other is reached."""
+
+    def __init__(self):
+        self._resolver = aiohttp.DefaultResolver()
+
+    async def resolve(self, host, port=0, family=socket.AF_INET):
+        found = await self._resolver.resolve(host, port, family)
+        for address in found:
+            check_address(address["host"])
+        return found
+
+    async def close(self):
+        await self._resolver.close()
+
+
+def _check_literal(url):
+    """Raise ``WalletAddressRefused`` when ``url``'s host, read as aiohttp reads it (``yarl``), is
+    written as an IP address (aiohttp's own test: its connector asks no resolver then) that no
+    wallet may have, or that is no IP address in its usual form."""
+    try:
+        host = URL(url).raw_host
+    except ValueError:  # no host to read: the request itself fails (an unknown outcome, as ever)
+        return
+    if is_ip_address(host):
+        check_address(host)
+
+
 async def _send(session, limit, operator, call, fields):
-    """One attempt of ``call`` with ``fields`` through ``session`` (an ``aiohttp.ClientSession``),
-    at most ``limit`` (a semaphore) at once, within the operator's timeout. A redirect is never
-    followed (the signed call goes to the operator's ``wallet_url`` only): a 3xx is an unknown
-    outcome; at most ``MAX_ANSWER_BYTES`` + 1 bytes of the answer are read."""
+    """One attempt of ``call`` with ``fields`` through ``session`` (an ``aiohttp.ClientSession``
+    whose connector resolves with ``CheckedResolver``), at most ``limit`` (a semaphore) at once,
+    within the operator's timeout. A redirect is never followed (the signed call goes to the
+    operator's ``wallet_url`` only): a 3xx is an unknown outcome; at most ``MAX_ANSWER_BYTES`` + 1
+    bytes of the answer are read. A URL at an address no wallet may have is not sent: ``failed``."""
     async with limit:
         url, body, headers, request, request_id, sent_at = _prepared(operator, call, fields)
         started = time.monotonic()
         try:
+            _check_literal(url)
             async with session.post(url, data=body, headers=headers, allow_redirects=False,  # 3xx: no answer
                                     timeout=aiohttp.ClientTimeout(total=operator.wallet_timeout_ms / 1000)) as response:
                 content = await _read_capped(response)
+        except WalletAddressRefused as e:
+            return _answer(call, request, request_id, sent_at, started, error=f"not sent: {e}"[:500],
+                           outcome="failed")
         except (aiohttp.ClientError, TimeoutError) as e:
             return _answer(call, request, request_id, sent_at, started, error=f"{type(e).__name__}: {e}"[:500])
         return _answer(call, request, request_id, sent_at, started, response.status, content)
@@ -162,7 +210,12 @@ def send_many(operator, calls):
     concurrency = operator.wallet_concurrency or settings.WALLET_CONCURRENCY
 
     async def run():
-        limit = asyncio.Semaphore(concurrency)
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
-            return await asyncio.gather(*(_send(session, limit, operator, call, fields) for call, fields in calls))
+        limit, resolver = asyncio.Semaphore(concurrency), CheckedResolver()
+        try:
+            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency,
+                                                                            resolver=resolver)) as session:
+                return await asyncio.gather(*(_send(session, limit, operator, call, fields)
+                                              for call, fields in calls))
+        finally:
+            await resolver.close()
     return asyncio.run(run()) if calls else []

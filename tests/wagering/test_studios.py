@@ -10,6 +10,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.settings import api_settings
@@ -126,12 +127,60 @@ def test_a_signing_service_account_must_sign_each_request_once(eur, db):
     good = signed_headers(secret, "POST", path, body)
     assert post(good).status_code == 201
     assert "replayed" in json_error(post(good), 401, "authentication_failed")["detail"]
-    fresh = signed_headers(secret, "POST", path, body, now=time.time() + 1)
-    assert post(fresh).status_code == 200  # a new signature: the open round's replay
     huge = {**signed_headers(secret, "POST", path, body), "X-Signature-Timestamp": "9" * 400}
     assert "away from the clock" in json_error(post(huge), 401, "authentication_failed")["detail"]
-    foreign = {**signed_headers(secret, "POST", path, body, now=time.time() + 2), "X-Signature": "é"}
+    foreign = {**signed_headers(secret, "POST", path, body), "X-Signature": "é"}
     assert "hexadecimal" in json_error(post(foreign), 401, "authentication_failed")["detail"]
+
+
+def test_a_retry_in_the_same_second_is_signed_afresh_with_a_new_nonce(eur, db):
+    """The same call sent twice at once (a retry after a timeout) is two requests, each with its
+    nonce and signature: both are answered (the open's idempotency makes the second a replay of
+    the round); the same nonce again is a replay; no nonce, or one changed after signing, is refused."""
+    _, raw, secret = create_service_key(studio=Studio.objects.get(code="default"), name="signed", signed=True)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    path = f"/api/game/v1/tables/{TableFactory().code}/rounds/"
+    body = json.dumps({"external_id": "R-1", "shoe": 1}).encode()
+
+    def post(headers):
+        return client.post(path, body, content_type="application/json", headers=headers)
+
+    now = time.time()
+    first, retry = (signed_headers(secret, "POST", path, body, now=now) for _ in range(2))
+    assert first["X-Signature-Nonce"] != retry["X-Signature-Nonce"]
+    assert [post(first).status_code, post(retry).status_code] == [201, 200]
+    assert "replayed" in json_error(post(retry), 401, "authentication_failed")["detail"]
+    unsigned = {k: v for k, v in signed_headers(secret, "POST", path, body).items() if k != "X-Signature-Nonce"}
+    assert "X-Signature-Nonce" in json_error(post(unsigned), 401, "authentication_failed")["detail"]
+    swapped = {**signed_headers(secret, "POST", path, body), "X-Signature-Nonce": "a" * 32}
+    assert "does not match" in json_error(post(swapped), 401, "authentication_failed")["detail"]
+    for bad in ("short", "x" * 65, "not a nonce with spaces", "é" * 20):
+        nonce = {**signed_headers(secret, "POST", path, body, nonce=bad)}
+        assert "X-Signature-Nonce" in json_error(post(nonce), 401, "authentication_failed")["detail"], bad
+
+
+def test_a_nonce_is_remembered_per_service_account(eur, db):
+    """Another service account using the same nonce is no replay of the first one's request."""
+    studio = Studio.objects.get(code="default")
+    path = f"/api/game/v1/tables/{TableFactory().code}/rounds/?external_id=S-1"
+    answers = []
+    for name in ("one", "two"):
+        _, raw, secret = create_service_key(studio=studio, name=name, signed=True)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        answers.append(client.get(path, headers=signed_headers(secret, "GET", path, b"", nonce="n" * 32)).status_code)
+    assert answers == [404, 404]  # no round S-1, for either: both were taken
+
+
+def test_the_documented_example_signature_is_reproducible():
+    """docs/game-server-api.md's worked example: the exact string signed and its signature."""
+    from delivery.api.game.signing import signature
+
+    message = signature("example-secret", 1767225600, "POST", "/api/game/v1/tables/CLASSIC-1/rounds/",
+                        b'{"external_id":"C-1001","shoe":1,"burn_count":3}', nonce="6f1c2b9e4d8a4f0e9b7c3a5d2e1f0a9b")
+    docs = (settings.BASE_DIR / "docs" / "game-server-api.md").read_text()
+    assert message in docs
 
 
 @pytest.mark.parametrize(("target", "answer"), [

@@ -12,7 +12,7 @@ class Command(BaseCommand):
             "players may use, and print its first operator API key on the last line (shown once).")
 
     def add_arguments(self, parser):
-        parser.add_argument("code", help="the operator's code (a slug, no colon)")
+        parser.add_argument("code", help="the operator's code (a slug, no colon; unique whatever its case)")
         parser.add_argument("--name", default="", help="its name (default: the code)")
         parser.add_argument("--wallet", choices=Operator.WalletMode.values, default=Operator.WalletMode.TRANSFER,
                             help="transfer: the platform's wallets; seamless: the operator's own wallet")
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         known = Currency.objects.filter(code__in=currencies).values_list("code", flat=True)
         if unknown := set(currencies) - set(known):
             raise CommandError(f"unknown currencies: {', '.join(sorted(unknown))}")
-        if Operator.objects.filter(code=o["code"]).exists():
+        if Operator.objects.filter(code__iexact=o["code"]).exists():
             raise CommandError(f"operator {o['code']} exists already")
         try:
             operator, key = create_operator(code=o["code"], name=o["name"], wallet_mode=o["wallet"],

@@ -35,7 +35,7 @@ class StudioKeyAuthentication(BaseAuthentication):
         if key is None or key.has_expired:
             raise exceptions.AuthenticationFailed("Invalid, revoked or expired API key.")
         if key.signing_secret:
-            signing.verify(request._request, key.signing_secret)
+            signing.verify(request._request, key.signing_secret, key.pk)
         return AnonymousUser(), key
 
     def authenticate_header(self, request):
@@ -51,7 +51,8 @@ class StudioKeyScheme(OpenApiAuthenticationExtension):
     def get_security_definition(self, auto_schema):
         return {"type": "http", "scheme": "bearer",
                 "description": "A studio's game-server API key, shown once when it was created. A key with a "
-                               "signing secret also signs each request (X-Signature-Timestamp, X-Signature)."}
+                               "signing secret also signs each request (X-Signature-Timestamp, X-Signature-Nonce, "
+                               "X-Signature)."}
 
 
 class IsGameServer(BasePermission):

@@ -24,7 +24,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--from", dest="date_from", required=True, help="first day, YYYY-MM-DD")
         parser.add_argument("--to", dest="date_to", required=True, help="last day, YYYY-MM-DD")
-        parser.add_argument("--operator", help="an operator's code: its players' records only")
+        parser.add_argument("--operator", help="an operator's code (in any case): its players' records only")
         parser.add_argument("--out", default="records", help="the directory to write (default: ./records)")
 
     def handle(self, *args, date_from, date_to, operator=None, out="records", **options):
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             raise CommandError(f"--to {end} is before --from {start}")
         found = None
         if operator:
-            found = Operator.objects.filter(code=operator).first()
+            found = Operator.objects.filter(code__iexact=operator).first()
             if found is None:
                 raise CommandError(f"no operator {operator!r}")
         manifest = export(directory=out, date_from=start, date_to=end, operator=found)

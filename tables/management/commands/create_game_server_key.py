@@ -13,14 +13,15 @@ class Command(BaseCommand):
             "before it.")
 
     def add_arguments(self, parser):
-        parser.add_argument("studio", help="the studio's code (a slug)")
+        parser.add_argument("studio", help="the studio's code (a slug, in any case)")
         parser.add_argument("--name", default="game server", help="the service account's name (at most 50 characters)")
         parser.add_argument("--signed", action="store_true", help="requests must be signed (HMAC-SHA256)")
         parser.add_argument("--create", metavar="NAME", default=None, help="create the studio, named NAME, if missing")
 
     def handle(self, *args, **o):
         if o["create"] is not None:
-            Studio.objects.get_or_create(code=o["studio"], defaults={"name": o["create"] or o["studio"]})
+            Studio.objects.get_or_create(code__iexact=o["studio"],
+                                         defaults={"code": o["studio"], "name": o["create"] or o["studio"]})
         try:
             key, raw, secret = create_service_key(studio=o["studio"], name=o["name"], signed=o["signed"])
         except Studio.DoesNotExist:

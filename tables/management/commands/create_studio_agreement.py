@@ -14,10 +14,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("studio", help="the studio's code")
-        parser.add_argument("operator", help="the operator's code")
+        parser.add_argument("operator", help="the operator's code (in any case)")
 
     def handle(self, *args, **o):
-        operator = Operator.objects.filter(code=o["operator"]).first()
+        operator = Operator.objects.filter(code__iexact=o["operator"]).first()
         if operator is None:
             raise CommandError(f"no operator {o['operator']!r}")
         try:

@@ -15,12 +15,12 @@ class Command(BaseCommand):
     help = "Exact RTP of a table's main game and side bets under its pay tables in force."
 
     def add_arguments(self, parser):
-        parser.add_argument("--table", required=True, help="table code, e.g. CL-1")
+        parser.add_argument("--table", required=True, help="table code (in any case), e.g. CL-1")
         parser.add_argument("--json", action="store_true", help="print the full report as JSON")
 
     def handle(self, *args, table, json: bool = False, **options):
         try:
-            found = Table.objects.get(code=table)
+            found = Table.objects.get(code__iexact=table)
             rep = rtp.table_report(found, compute=True)
         except Table.DoesNotExist:
             raise CommandError(f"no table {table!r}") from None
