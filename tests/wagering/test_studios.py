@@ -141,7 +141,7 @@ def test_a_retry_in_the_same_second_is_signed_afresh_with_a_new_nonce(eur, db):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     path = f"/api/game/v1/tables/{TableFactory().code}/rounds/"
-    body = json.dumps({"external_id": "R-1", "shoe": 1}).encode()
+    body = json.dumps({"external_id": "R-1", "shoe": 1, "burn_count": 2}).encode()
 
     def post(headers):
         return client.post(path, body, content_type="application/json", headers=headers)
