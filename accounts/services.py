@@ -218,6 +218,16 @@ SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT ledger_all_written((SELECT c
 """
 
 
+def _posting_arrays(postings):
+    """``[(name, values, SQL type)]``: the arrays of ``postings``' own fields (``Posting``), in the
+    names ``_POST_SQL`` and ``_BULK_SQL`` read them by."""
+    return [("keys", [p.key for p in postings], "varchar"), ("kinds", [p.kind for p in postings], "varchar"),
+            ("currencies", [p.source.currency_id for p in postings], "varchar"),
+            ("memos", [p.memo for p in postings], "varchar"), ("sources", [p.source.pk for p in postings], "bigint"),
+            ("destinations", [p.destination.pk for p in postings], "bigint"),
+            ("amounts", [p.amount for p in postings], "numeric")]
+
+
 def _post_postgresql(postings, allow_negative, now):
     """``post``'s writing in ONE statement (``_POST_SQL``): lock the wallets (and chain accounts) in
     id order, insert the transactions whose key is free with their chains' links
@@ -229,16 +239,8 @@ def _post_postgresql(postings, allow_negative, now):
     then wrote nothing)."""
     fields, params = {}, {"now": now, "micros": chain.microseconds(now), "allow_negative": allow_negative}
     chains = [chain.chain_account(p.source, p.destination) for p in postings]
-    for name, values, sql_type in (
-            ("locks", _locked_ids(postings, chains), "bigint"),
-            ("keys", [p.key for p in postings], "varchar"),
-            ("kinds", [p.kind for p in postings], "varchar"),
-            ("currencies", [p.source.currency_id for p in postings], "varchar"),
-            ("memos", [p.memo for p in postings], "varchar"),
-            ("sources", [p.source.pk for p in postings], "bigint"),
-            ("destinations", [p.destination.pk for p in postings], "bigint"),
-            ("amounts", [p.amount for p in postings], "numeric"),
-            ("chains", chains, "bigint")):
+    for name, values, sql_type in (("locks", _locked_ids(postings, chains), "bigint"), *_posting_arrays(postings),
+                                   ("chains", chains, "bigint")):
         fields[name], values = array_sql(name, values, sql_type, spread=True)
         params.update(values)
     try:
@@ -357,17 +359,8 @@ def _post_bulk(postings, allow_negative, now):
         "balances": [wallets[pk][0] if pk in wallets else None for pk in accounts],
         "flags": [wallets[pk][1] if pk in wallets else None for pk in accounts],
         "heads": [heads[pk] if pk in owners else None for pk in accounts]}
-    for name, values, sql_type in (
-            ("keys", [p.key for p in new], "varchar"),
-            ("kinds", [p.kind for p in new], "varchar"),
-            ("currencies", [p.source.currency_id for p in new], "varchar"),
-            ("memos", [p.memo for p in new], "varchar"),
-            ("prev", [prev for prev, _ in links], "bytea"),
-            ("hash", [hash_ for _, hash_ in links], "bytea"),
-            ("sources", [p.source.pk for p in new], "bigint"),
-            ("destinations", [p.destination.pk for p in new], "bigint"),
-            ("amounts", [p.amount for p in new], "numeric"),
-            ("accounts", accounts, "bigint")):
+    for name, values, sql_type in (*_posting_arrays(new), ("prev", [prev for prev, _ in links], "bytea"),
+                                   ("hash", [hash_ for _, hash_ in links], "bytea"), ("accounts", accounts, "bigint")):
         fields[name], values = array_sql(name, values, sql_type, spread=False)
         params.update(values)
     try:
