@@ -150,6 +150,12 @@ def test_a_stake_to_a_refused_address_is_rejected_with_nothing_to_roll_back(db, 
     assert outcome.error.code == "wallet_unavailable" and not Bet.objects.exists()
     assert list(WalletMovement.objects.values_list("call", "state")) == [("debit", WalletMovement.State.FAILED)]
     assert _Counting.hits == []
+    settings.WALLET_ALLOWED_NETWORKS = LOOPBACK  # the wallet is reachable again: a refused key stays refused
+    bet = {"key": "k", "player": players["p1"].game_code, "type": "main", "stake": "10.00", "seat": 1}
+    [again] = place_bets(round_id=round_.pk, bets=[bet])
+    assert again.error.code == "wallet_unavailable" and not Bet.objects.exists() and _Counting.hits == []
+    [anew] = place_bets(round_id=round_.pk, bets=[{**bet, "key": "k2"}])  # a new attempt: a new key
+    assert anew.error is None and Bet.objects.get().idempotency_key == "k2" and len(_Counting.hits) == 1
 
 
 def test_the_admin_refuses_a_wallet_url_inside_the_network_on_the_operators_page(admin_client, settings):
