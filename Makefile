@@ -71,6 +71,7 @@ START_BACKGROUND = \
 .PHONY: serve
 run: install .env
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v 0
 	@set -e; $(START_BACKGROUND); \
 	$(PY) manage.py run_tables --operator north,south,east --wallet-url http://127.0.0.1:$(WALLET_SANDBOX_PORT) $(RUN_ARGS); \
 	$(PY) manage.py create_demo_users --url http://127.0.0.1:$(PORT); \
@@ -78,6 +79,7 @@ run: install .env
 
 serve: install .env
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v 0
 	@set -e; $(START_BACKGROUND); \
 	echo "serving what is there on http://127.0.0.1:$(PORT)/admin/ (the logins of the last make run; new ones: $(PY) manage.py create_demo_users --url http://127.0.0.1:$(PORT))"; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)

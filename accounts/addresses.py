@@ -3,7 +3,10 @@ host is, or resolves to, a loopback, private, shared, link-local (the cloud meta
 169.254.169.254), multicast, reserved or unspecified address would make the platform send signed
 calls into its own network; such an address is refused unless it is in one of the networks of
 the setting ``WALLET_ALLOWED_NETWORKS`` (the loopback networks of ``make run``'s and the tests'
-reference wallet). An IPv4 address written as IPv6 (``::ffff:127.0.0.1``) is read as the IPv4 one.
+reference wallet). An IPv4 address carried in an IPv6 one is judged as that IPv4 address: mapped
+(``::ffff:127.0.0.1``), IPv4-compatible (``::127.0.0.1``), 6to4 (``2002:a9fe:a9fe::``) and NAT64
+(``64:ff9b::a9fe:a9fe``, ``64:ff9b:1::/48``), the IPv4 address in its last 32 bits. A wallet URL
+carries no user name or password either (the calls are signed with the operator's wallet secret).
 
 ``check_url`` is the check when a URL is set (``Operator.clean``); ``wallets.client`` checks again
 at every call, the addresses it connects to (a name may resolve elsewhere later)."""
@@ -19,6 +22,20 @@ class WalletAddressRefused(Exception):
     """A wallet URL's host is, or resolves to, an address no operator's wallet may have."""
 
 
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _carried_ipv4(ip):
+    """The IPv4 address an IPv6 address ``ip`` carries (mapped, 6to4, NAT64, IPv4-compatible other
+    than ``::`` and ``::1``), or ``None``."""
+    if ip.ipv4_mapped or ip.sixtofour:
+        return ip.ipv4_mapped or ip.sixtofour
+    if any(ip in network for network in _NAT64) or (ip in _IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def refusal(address):
     """Why ``address`` (an IP address, text) may not be a wallet's: a sentence, or ``""`` when it
     may (a public unicast address, or one in ``WALLET_ALLOWED_NETWORKS``). A text that is no IP
@@ -27,8 +44,8 @@ def refusal(address):
         ip = ipaddress.ip_address(address)
     except ValueError:
         return f"{address!r} is no IP address in its usual form"
-    if ip.version == 6 and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if ip.version == 6 and (carried := _carried_ipv4(ip)):
+        ip = carried
     if any(ip in network for network in settings.WALLET_ALLOWED_NETWORKS):
         return ""
     if ip.is_global and not ip.is_multicast:
@@ -53,13 +70,18 @@ def _literal(host):
 
 
 def check_url(url):
-    """Raise ``WalletAddressRefused`` when ``url``'s host is, or now resolves to (any of the
-    addresses of ``getaddrinfo``, a blocking lookup), an address a wallet may not have. A name
-    that does not resolve passes: it has no address to refuse, and every call checks again."""
+    """Raise ``WalletAddressRefused`` when ``url`` names a user or a password, or when its host is,
+    or now resolves to (any of the addresses of ``getaddrinfo``, a blocking lookup), an address a
+    wallet may not have. A name that does not resolve passes: it has no address to refuse, and
+    every call checks again."""
     try:
-        host = urlsplit(url).hostname or ""
+        parts = urlsplit(url)
+        host = parts.hostname or ""
     except ValueError:  # no host to read: the URL's own validation refuses it
         return None
+    if "@" in parts.netloc:
+        raise WalletAddressRefused("a wallet URL carries no user name or password (the calls are signed with "
+                                   "the operator's wallet secret)")
     if (address := _literal(host)) is not None:
         return check_address(address)
     try:

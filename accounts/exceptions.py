@@ -81,6 +81,22 @@ class CurrencyNotAllowed(OperatorError):
     code = "currency_not_allowed"
 
 
+class WalletKept(OperatorError):
+    """A player's update whose currencies leave out one the player holds a wallet in (a wallet once
+    opened stays)."""
+
+    code = "wallet_kept"
+    status = 409
+
+
+class AccountKindInUse(OperatorError):
+    """A real player made a trial one while a real wallet of theirs holds money or a bet of theirs
+    is still open."""
+
+    code = "account_kind_in_use"
+    status = 409
+
+
 class WrongWalletMode(OperatorError):
     """A transfer for an operator in seamless mode (its players' money stays in its own wallet)."""
 

@@ -21,7 +21,15 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.encoding import escape_uri_path
 
-from .exceptions import CurrencyNotAllowed, InvalidRequest, UnknownPlayer, UnknownSession, WrongWalletMode
+from .exceptions import (
+    AccountKindInUse,
+    CurrencyNotAllowed,
+    InvalidRequest,
+    UnknownPlayer,
+    UnknownSession,
+    WalletKept,
+    WrongWalletMode,
+)
 from .locks import lock_operator, lock_wallets
 from .models import (
     Account,
@@ -33,7 +41,7 @@ from .models import (
     Player,
     PlayerSession,
 )
-from .money import parse_amount
+from .money import amount_string, parse_amount
 from .selectors import wallets_of
 from .services import Posting, cashier_account, deposit, post, wallet_for, withdraw
 
@@ -111,11 +119,15 @@ def _currencies(operator, codes):
 
 
 @transaction.atomic(durable=True)
-def upsert_player(*, operator, code, account_kind=Player.Kind.REAL, currencies=(), display_name=""):
-    """Create ``operator``'s player ``code``, or update it: ``account_kind`` (``real`` / ``trial``,
-    RULES 9), ``display_name``, and a wallet in each of ``currencies`` (codes the operator may use;
-    a wallet once opened stays). Returns ``(Player, created)``. Raises ``InvalidRequest``,
-    ``CurrencyNotAllowed``; nothing is written then."""
+def upsert_player(*, operator, code, has_open_bets, account_kind=Player.Kind.REAL, currencies=(), display_name=""):
+    """Create ``operator``'s player ``code``, or update it to the whole state given: ``account_kind``
+    (``real`` / ``trial``, RULES 9), ``display_name``, and a wallet in each of ``currencies`` (codes
+    the operator may use). A wallet once opened stays: an update's ``currencies`` name every
+    currency the player holds a wallet in (``WalletKept`` otherwise). A real player becomes a trial
+    one only while no real wallet of theirs holds money (as the platform knows it) and
+    ``has_open_bets(player)`` (the game's answer: a bet of theirs is still open) is false
+    (``AccountKindInUse``). Returns ``(Player, created)``. Raises ``InvalidRequest``,
+    ``CurrencyNotAllowed``, ``WalletKept``, ``AccountKindInUse``; nothing is written then."""
     _checked_code(code, "code")
     if account_kind not in Player.Kind.values:
         raise InvalidRequest(f"account_kind: one of {', '.join(Player.Kind.values)}")
@@ -130,12 +142,32 @@ def upsert_player(*, operator, code, account_kind=Player.Kind.REAL, currencies=(
         user = get_user_model().objects.create_user(username=f"player:{game_code}"[:150], password=None)
         player = Player.objects.create(user=user, operator=operator, code=code, game_code=game_code,
                                        account_kind=account_kind, display_name=display_name)
-    elif (player.account_kind, player.display_name) != (account_kind, display_name):
+    else:
+        _check_update(player, account_kind, wanted, has_open_bets)
+    if not created and (player.account_kind, player.display_name) != (account_kind, display_name):
         player.account_kind, player.display_name = account_kind, display_name
         player.save(update_fields=["account_kind", "display_name"])
     for currency in wanted:
         wallet_for(player=player, currency=currency)
     return player, created
+
+
+def _check_update(player, account_kind, wanted, has_open_bets):
+    """Raise ``WalletKept`` or ``AccountKindInUse`` when ``player`` cannot be updated to
+    ``account_kind`` with wallets in ``wanted`` (``Currency`` rows), as ``upsert_player`` says."""
+    wallets = list(wallets_of(player))
+    if kept := sorted({w.currency_id for w in wallets} - {c.code for c in wanted}):
+        raise WalletKept(f"the player holds wallets in {', '.join(kept)}, which stay: name every currency of "
+                         "the player's wallets")
+    if player.account_kind != Player.Kind.REAL or account_kind != Player.Kind.TRIAL:
+        return
+    if held := [w for w in wallets if not w.currency.play_for_fun and w.known_balance]:
+        money = ", ".join(f"{amount_string(w.balance, w.currency.minor_units)} {w.currency_id}" for w in held)
+        raise AccountKindInUse(f"the player holds real money ({money}): a real player becomes a trial one "
+                               "without it")
+    if has_open_bets(player):
+        raise AccountKindInUse("a bet of the player is still open: a real player becomes a trial one once "
+                               "their bets are settled")
 
 
 #: Rows per statement of the bulk services (``create_players``, ``open_sessions``).

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # serves STATIC_ROOT (manage.py collectstatic)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -157,6 +158,8 @@ CACHES["player_api_tokens"] = {"BACKEND": "django.core.cache.backends.locmem.Loc
                                "TIMEOUT": env.int("PLAYER_API_TOKEN_CACHE_SECONDS", default=10)}
 
 STATIC_URL = "static/"
+# manage.py collectstatic copies the static files here; WhiteNoise's middleware serves them, DEBUG
+# or not (make run and make serve collect them; in production run collectstatic on every deploy).
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 LOGGING = {

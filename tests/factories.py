@@ -22,6 +22,7 @@ from tables import studios
 from tables.engine import ruleset
 from tables.models import Studio, Table, TableLimit, default_studio
 from tables.services import open_round
+from wagering.selectors import has_open_bets
 
 _deposits = itertools.count(1)
 
@@ -107,7 +108,8 @@ def operator_with_players(code, players=(), *, currencies=("EUR",), funded=None,
     operator, key = create_operator(code=code, wallet_mode=wallet_mode, currencies=currencies, **wallet)
     found = {}
     for player in players:
-        found[player], _ = upsert_player(operator=operator, code=player, currencies=list(currencies))
+        found[player], _ = upsert_player(operator=operator, code=player, currencies=list(currencies),
+                                          has_open_bets=has_open_bets)
         for currency in currencies if funded and wallet_mode == Operator.WalletMode.TRANSFER else ():
             transfer(operator=operator, transfer_id=f"fund-{player}-{currency}", player=player, currency=currency,
                      amount=funded, direction="in")

@@ -59,3 +59,19 @@ def test_make_serve_serves_what_is_there_on_port():
     assert "run_tables" not in serve and "create_demo_users --url" not in serve.split("echo")[0]
     run = make_dry_run("run", "PORT=8611")
     assert "create_demo_users --url http://127.0.0.1:8611" in run and "runserver 127.0.0.1:8611" in run
+    for commands in (serve, run):  # the server serves the static files collected before it starts
+        assert commands.index("collectstatic --noinput") < commands.index("runserver")
+
+
+def test_static_files_are_served_without_debug(tmp_path, settings, client):
+    """With DEBUG off (as in production) the collected static files are served by the application
+    itself: the admin's stylesheet and Redoc's script behind /api/docs/."""
+    from django.core.management import call_command
+
+    assert not settings.DEBUG
+    settings.STATIC_ROOT = tmp_path
+    call_command("collectstatic", interactive=False, verbosity=0)
+    for path in ("/static/admin/css/base.css", "/static/drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert b"".join(response.streaming_content)

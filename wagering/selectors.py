@@ -186,6 +186,11 @@ def open_bets(bets):
                        state__in=OPEN)
 
 
+def has_open_bets(player):
+    """Whether a bet of ``player`` is still in play (``open_bets``)."""
+    return open_bets(bets_for_player(player)).exists()
+
+
 def rounds_for_player(player):
     """The rounds in which ``player`` has at least one bet, with their table and currency."""
     return _rounds_with(Bet.objects.filter(player=player))

@@ -21,6 +21,7 @@ from accounts.operators import (
     upsert_player,
 )
 from tests.factories import CurrencyFactory
+from wagering.selectors import has_open_bets
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,8 +47,10 @@ def _rows(operator, code):
 def test_create_players_writes_what_upsert_player_writes_and_keeps_the_players_it_finds(mode):
     one, many = _operator("one", mode), _operator("many", mode)
     for code, kind in (("p1", "real"), ("p2", "trial")):
-        upsert_player(operator=one, code=code, account_kind=kind, currencies=["EUR", "USD"])
-    upsert_player(operator=many, code="p2", account_kind="trial", currencies=["EUR"])  # no USD wallet yet
+        upsert_player(operator=one, code=code, account_kind=kind, currencies=["EUR", "USD"],
+                      has_open_bets=has_open_bets)
+    upsert_player(operator=many, code="p2", account_kind="trial", currencies=["EUR"],
+                  has_open_bets=has_open_bets)  # no USD wallet yet
 
     made = create_players(operator=many, players={"p1": "real", "p2": "trial"}, currencies=["EUR", "USD"])
 

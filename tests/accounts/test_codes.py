@@ -16,6 +16,7 @@ from accounts.models import Operator, Player
 from accounts.operators import create_operator, upsert_player
 from tables.models import Studio, Table
 from tests.factories import TableFactory
+from wagering.selectors import has_open_bets
 
 
 def test_an_operator_code_is_unique_whatever_its_case(db):
@@ -41,8 +42,8 @@ def test_the_staff_commands_find_an_operator_whatever_the_case_typed(db, tmp_pat
 
 def test_player_codes_are_the_operators_own_and_stay_case_sensitive(db):
     operator, _ = create_operator(code="west")
-    upsert_player(operator=operator, code="Ann")
-    upsert_player(operator=operator, code="ann")
+    upsert_player(operator=operator, code="Ann", has_open_bets=has_open_bets)
+    upsert_player(operator=operator, code="ann", has_open_bets=has_open_bets)
     assert sorted(Player.objects.filter(operator=operator).values_list("game_code", flat=True)) == [
         "west:Ann", "west:ann"]
 

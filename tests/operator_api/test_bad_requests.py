@@ -73,6 +73,33 @@ def test_a_nul_gets_one_message_not_two_run_together(api, path, body, detail):
     assert refused(api, "post", f"/api/operator/v1/{path}", body)["detail"] == detail
 
 
+def test_an_update_dropping_a_currency_of_the_players_wallets_is_refused(api):
+    """The body is the player's state, and a wallet once opened stays: a currencies list without
+    one of the player's currencies asks for a change the platform does not make."""
+    answer = refused(api, "post", "/api/operator/v1/players/", {"code": "p1", "currencies": ["USD"]},
+                     status=409, code="wallet_kept")
+    assert "EUR" in answer["detail"]
+
+
+def test_a_real_player_holding_money_is_not_made_a_trial_one(api):
+    body = {"code": "p1", "account_kind": "trial", "currencies": ["EUR", "USD"]}
+    answer = refused(api, "post", "/api/operator/v1/players/", body, status=409, code="account_kind_in_use")
+    assert "100.00 EUR" in answer["detail"]
+
+
+def test_a_real_player_with_a_bet_open_is_not_made_a_trial_one(api, acme):
+    from tests.factories import BoundlessTableFactory
+    from tests.player_api.conftest import play
+
+    play(BoundlessTableFactory(), {"dealer": ["7D", "TC"], "player_cards": ["TH", "6C"], "bets": [
+        {"id": "o", "player": "acme:p2", "type": "main", "stake": "100.00", "actions": ["stand"]}]}, settle=False)
+    out = {"transfer_id": "out-USD", "player": "p2", "currency": "USD", "amount": "100.00", "direction": "out"}
+    assert api.post("/api/operator/v1/transfers/", out, format="json").status_code == 201  # EUR's is the stake
+    body = {"code": "p2", "account_kind": "trial", "currencies": ["EUR", "USD"]}
+    answer = refused(api, "post", "/api/operator/v1/players/", body, status=409, code="account_kind_in_use")
+    assert "bet" in answer["detail"]
+
+
 def test_a_currency_given_twice_is_refused(api):
     """Issue 20, F8: a player's currencies name each currency once (``["EUR", "EUR"]`` was
     taken as one)."""

@@ -25,10 +25,16 @@ def test_create_then_update_a_player(api, acme):
     assert player.pop("created_at")
     assert player == {"code": "p3", "game_code": "acme:p3", "account_kind": "trial", "display_name": "Ann",
                       "currencies": ["EUR"]}
-    updated = api.post("/api/operator/v1/players/", {"code": "p3", "currencies": ["USD"]}, format="json")
+    updated = api.post("/api/operator/v1/players/", {"code": "p3", "currencies": ["EUR", "USD"]}, format="json")
     assert updated.status_code == 200, updated.content
     assert updated.json()["account_kind"] == "real" and updated.json()["display_name"] == ""  # the body is the state
-    assert updated.json()["currencies"] == ["EUR", "USD"]  # a wallet once opened stays
+    assert updated.json()["currencies"] == ["EUR", "USD"]
+    dropped = api.post("/api/operator/v1/players/", {"code": "p3", "account_kind": "trial", "currencies": ["EUR"]},
+                         format="json")
+    assert dropped.status_code == 409 and dropped.json()["code"] == "wallet_kept"  # a wallet once opened stays
+    back = api.post("/api/operator/v1/players/", {"code": "p3", "account_kind": "trial", "currencies": ["USD", "EUR"]},
+                    format="json")
+    assert back.status_code == 200 and back.json()["account_kind"] == "trial"  # real to trial: no money, no bet
     assert Player.objects.get(game_code="acme:p3").operator == acme[0]
 
 

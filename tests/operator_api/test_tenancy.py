@@ -9,6 +9,7 @@ from accounts.operators import open_session, token_hash, upsert_player
 from delivery.api.operator.pagination import cursor_after
 from tests.operator_api.conftest import written
 from wagering.models import Bet
+from wagering.selectors import has_open_bets
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def same_as_unknown(api, method, foreign_path, unknown_path, foreign_body=None, 
 def test_players_codes_are_per_operator(api, bolt_api, acme, bolt):
     assert api.get("/api/operator/v1/players/p1").json()["game_code"] == "acme:p1"
     assert bolt_api.get("/api/operator/v1/players/p1").json()["game_code"] == "bolt:p1"
-    upsert_player(operator=bolt[0], code="bx", currencies=["EUR"])  # bolt's only
+    upsert_player(operator=bolt[0], code="bx", currencies=["EUR"], has_open_bets=has_open_bets)  # bolt's only
     foreign, unknown = same_as_unknown(api, "get", "/api/operator/v1/players/bx", "/api/operator/v1/players/by")
     assert foreign == {"code": "not_found", "detail": "no player 'bx'"}
     assert unknown == {"code": "not_found", "detail": "no player 'by'"}
@@ -50,7 +51,7 @@ def test_bolts_player_is_unknown_to_acme_by_its_game_code_too(api, bolt):
 
 
 def test_an_upsert_of_p1_by_bolt_never_touches_acmes_p1(api, bolt_api, acme, bolt):
-    response = bolt_api.post("/api/operator/v1/players/", {"code": "p1", "currencies": ["EUR"],
+    response = bolt_api.post("/api/operator/v1/players/", {"code": "p1", "currencies": ["EUR", "USD"],
                                                            "display_name": "Bolt's"}, format="json")
     assert response.status_code == 200 and response.json()["game_code"] == "bolt:p1"
     assert api.get("/api/operator/v1/players/p1").json()["display_name"] == ""

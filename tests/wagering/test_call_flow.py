@@ -44,7 +44,7 @@ def cast(db):
     _, _, players = operator_with_players("acme", ["anna", "ben", "cleo"], funded="1000.00")
     tables = {"classic": ClassicTableFactory(code="CLASSIC-1"), "premium": PremiumTableFactory(code="PREMIUM-1"),
               "boundless": TableFactory(code="BOUNDLESS-1", variant="boundless")}
-    sit(tables["premium"], 4, players["anna"])  # "since an earlier round"
+    sit(tables["premium"], 4, players["anna"])  # "since a round of the table's first shoe"
     return studio_client(Studio.objects.get(pk=default_studio()))
 
 

@@ -11,6 +11,7 @@ from accounts.operators import create_operator, upsert_player
 from settlement.disputes import manual_adjustment
 from tests.factories import CurrencyFactory, in_session
 from tests.operator_wallet.sandbox import SECRET
+from wagering.selectors import has_open_bets
 from wallets import outbox
 from wallets.models import WalletMovement
 
@@ -23,7 +24,8 @@ def seamless_operator(code, url, *, secret=SECRET, players=("p1",), currencies=(
         CurrencyFactory(code=currency)
     operator, _ = create_operator(code=code, name=name or code, wallet_mode=Operator.WalletMode.SEAMLESS,
                                   currencies=currencies, wallet_url=url, wallet_secret=secret, wallet_timeout_ms=2000)
-    found = {p: upsert_player(operator=operator, code=p, currencies=list(currencies))[0] for p in players}
+    found = {p: upsert_player(operator=operator, code=p, currencies=list(currencies),
+                                 has_open_bets=has_open_bets)[0] for p in players}
     for player in found.values():
         for currency in currencies:
             in_session(player, currency)

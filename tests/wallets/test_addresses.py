@@ -59,12 +59,34 @@ def listening():
 @pytest.mark.parametrize("url", [
     "http://127.0.0.1:8100", "http://localhost:8100/wallet", "http://10.1.2.3/w", "http://192.168.0.10/w",
     "http://169.254.169.254/latest/meta-data", "http://[::1]:8100", "http://[fe80::1]/w",
-    "http://[::ffff:127.0.0.1]/w", "http://0.0.0.0:8100", "http://100.64.0.1/w", "http://224.0.0.1/w"])
+    "http://[::ffff:127.0.0.1]/w", "http://0.0.0.0:8100", "http://100.64.0.1/w", "http://224.0.0.1/w",
+    "http://[64:ff9b::a9fe:a9fe]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::]/",
+    "http://[::127.0.0.1]/", "http://[::a9fe:a9fe]/"])
 def test_a_wallet_url_inside_the_network_is_refused_when_it_is_set(db, settings, url):
     settings.WALLET_ALLOWED_NETWORKS = []
     with pytest.raises(ValidationError) as refused:
         create_operator(code="sea", wallet_mode=Operator.WalletMode.SEAMLESS, wallet_url=url, wallet_secret="s")
     assert "WALLET_ALLOWED_NETWORKS" in refused.value.message_dict["wallet_url"][0]
+    assert not Operator.objects.filter(code="sea").exists()
+
+
+def test_an_ipv4_address_written_in_ipv6_is_judged_as_that_ipv4_address(settings):
+    """NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16) and IPv4-compatible (::/96) forms
+    reach the IPv4 address they carry: a public one passes, an allowed network's passes."""
+    settings.WALLET_ALLOWED_NETWORKS = []
+    for host in ("[64:ff9b::5db8:d70e]", "[2002:5db8:d70e::]", "[::93.184.215.14]", "[::ffff:93.184.215.14]"):
+        check_url(f"https://{host}/wallet")
+    settings.WALLET_ALLOWED_NETWORKS = [ipaddress.ip_network("10.0.0.0/8")]
+    check_url("http://[64:ff9b::a00:1]/")
+
+
+@pytest.mark.parametrize("url", ["https://user:pass@93.184.215.14/w", "https://user@93.184.215.14/w",
+                                 "https://user:pass@east.example/w"])
+def test_a_wallet_url_with_a_user_name_or_password_is_refused_when_it_is_set(db, settings, url):
+    settings.WALLET_ALLOWED_NETWORKS = []
+    with pytest.raises(ValidationError) as refused:
+        create_operator(code="sea", wallet_mode=Operator.WalletMode.SEAMLESS, wallet_url=url, wallet_secret="s")
+    assert "user name or password" in refused.value.message_dict["wallet_url"][0]
     assert not Operator.objects.filter(code="sea").exists()
 
 
@@ -84,7 +106,8 @@ def test_a_public_or_unresolved_or_explicitly_allowed_wallet_url_is_taken(db, se
 
 @pytest.mark.parametrize(("host", "shown"), [
     ("127.0.0.1", "127.0.0.1"), ("localhost", "127.0.0.1"), ("[::ffff:127.0.0.1]", "127.0.0.1"),
-    ("127.1", "no IP address in its usual form"), ("2130706433", "no IP address in its usual form")])
+    ("127.1", "no IP address in its usual form"), ("2130706433", "no IP address in its usual form"),
+    ("[64:ff9b::a9fe:a9fe]", "169.254.169.254"), ("[2002:7f00:1::]", "127.0.0.1"), ("[::127.0.0.1]", "127.0.0.1")])
 def test_a_call_to_a_refused_address_is_never_sent_and_fails_cleanly(settings, listening, host, shown):
     """The operator's URL was taken (or its name resolved elsewhere) before: the call checks the
     address it would connect to, a name's at connection time; a legacy numeric form is refused
@@ -127,6 +150,12 @@ def test_a_stake_to_a_refused_address_is_rejected_with_nothing_to_roll_back(db, 
     assert outcome.error.code == "wallet_unavailable" and not Bet.objects.exists()
     assert list(WalletMovement.objects.values_list("call", "state")) == [("debit", WalletMovement.State.FAILED)]
     assert _Counting.hits == []
+    settings.WALLET_ALLOWED_NETWORKS = LOOPBACK  # the wallet is reachable again: a refused key stays refused
+    bet = {"key": "k", "player": players["p1"].game_code, "type": "main", "stake": "10.00", "seat": 1}
+    [again] = place_bets(round_id=round_.pk, bets=[bet])
+    assert again.error.code == "wallet_unavailable" and not Bet.objects.exists() and _Counting.hits == []
+    [anew] = place_bets(round_id=round_.pk, bets=[{**bet, "key": "k2"}])  # a new attempt: a new key
+    assert anew.error is None and Bet.objects.get().idempotency_key == "k2" and len(_Counting.hits) == 1
 
 
 def test_the_admin_refuses_a_wallet_url_inside_the_network_on_the_operators_page(admin_client, settings):

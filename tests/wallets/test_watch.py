@@ -12,6 +12,7 @@ from accounts.operators import create_operator, upsert_player
 from settlement.jobs import watch_wallets
 from settlement.models import Alert
 from tests.factories import CurrencyFactory
+from wagering.selectors import has_open_bets
 from wallets.models import WalletMovement
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +23,7 @@ def movement():
     CurrencyFactory(code="EUR")
     operator, _ = create_operator(code="sea", wallet_mode=Operator.WalletMode.SEAMLESS, currencies=["EUR"],
                                wallet_url="http://127.0.0.1:1/wallet", wallet_secret="s" * 32)
-    player = upsert_player(operator=operator, code="p1", currencies=["EUR"])[0]
+    player = upsert_player(operator=operator, code="p1", currencies=["EUR"], has_open_bets=has_open_bets)[0]
 
     def make(key, **fields):
         return WalletMovement.objects.create(key=key, call="credit", kind="payout", operator=operator,

@@ -56,15 +56,18 @@ class PositiveAmountField(AmountField):
 
 class PlayerRequestSerializer(StrictSerializer):
     """The player's whole state: an update sets every field (an omitted account kind is real, an
-    omitted display name empty); currencies only ever add wallets."""
+    omitted display name empty); currencies name every wallet the player holds, and may add some."""
 
     code = code_field(help_text="Your id of the player: 1-64 letters, digits, '.', '_' or '-', starting with a "
                                 "letter or digit. The game server names the player <operator>:<code>.")
     account_kind = serializers.ChoiceField(choices=Player.Kind.choices, default=Player.Kind.REAL,
-                                           help_text="real or trial (trial accounts never take a seat).")
+                                           help_text="real or trial (trial accounts never take a seat). A real player "
+                                                     "becomes a trial one only without real money in a wallet "
+                                                     "and without an open bet (409 account_kind_in_use).")
     currencies = DistinctListField(child=currency_field(), min_length=1, max_length=20,
                                    help_text="Currencies the player plays in (yours), each once: a wallet is "
-                                             "opened in each; a wallet once opened stays.")
+                                             "opened in each; a wallet once opened stays, so an update names "
+                                             "every currency of the player's wallets (409 wallet_kept).")
     display_name = StrictCharField(max_length=100, allow_blank=True, default="",
                                    validators=[NO_NUL],
                                    help_text="Optional; shown in the back office.")

@@ -7,8 +7,8 @@ Errors are ``{"code": ..., "detail": ...}`` (``delivery.api.base``): 400 ``inval
 field missing, unknown, repeated or of the wrong JSON type, unknown or repeated query parameters,
 NUL bytes, a bad cursor), ``invalid_amount``, ``currency_not_allowed``; 401 ``not_authenticated`` /
 ``authentication_failed``; 404 ``not_found``; 409 ``insufficient_funds``, ``idempotency_conflict``,
-``wrong_wallet_mode``; 429 ``throttled``. Nothing is written when one is answered, except the
-call's audit row.
+``wrong_wallet_mode``, ``wallet_kept``, ``account_kind_in_use``; 429 ``throttled``. Nothing is
+written when one is answered, except the call's audit row.
 """
 
 
@@ -76,12 +76,13 @@ class OperatorAPIView(StrictAPIView):
 
 class PlayersView(OperatorAPIView):
     @extend_schema(request=s.PlayerRequestSerializer, responses={201: s.OperatorPlayerSerializer,
-                                                                200: s.OperatorPlayerSerializer, **errors()},
+                                                                200: s.OperatorPlayerSerializer, **errors(409)},
                    examples=examples.UPSERT_PLAYER,
                    summary="Create a player (201) or update it (200) to the body: account kind, display name, "
                            "currencies")
     def post(self, request):
-        player, created = upsert_player(operator=self.operator, **self.body(s.PlayerRequestSerializer))
+        player, created = upsert_player(operator=self.operator, has_open_bets=selectors.has_open_bets,
+                                        **self.body(s.PlayerRequestSerializer))
         return Response(s.OperatorPlayerSerializer(player).data,
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

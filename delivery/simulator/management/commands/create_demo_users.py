@@ -19,6 +19,7 @@ from delivery.api.player.authentication import token_expires_at
 from delivery.simulator.demo import DEMO_OPERATORS, ensure_operators
 from tables.models import DEFAULT_STUDIO, Studio, StudioAPIKey, default_studio
 from tables.studios import create_service_key
+from wagering.selectors import has_open_bets
 
 #: The demo player is the simulator's first real player of the first demo operator, so its bet
 #: history is not empty.
@@ -55,7 +56,8 @@ class Command(BaseCommand):
                 reset_second_factor(user)  # a demo login not enrolled in its window: enrols at its next sign-in
         OperatorStaff.objects.update_or_create(user=User.objects.get(username=BRAND_STAFF),
                                                defaults={"operator": brand})
-        player, _ = upsert_player(operator=brand, code=PLAYER, currencies=["EUR", "USD"])
+        player, _ = upsert_player(operator=brand, code=PLAYER, currencies=["EUR", "USD"],
+                                  has_open_bets=has_open_bets)
         token = Token.objects.filter(user=player.user).first()
         if token is None or token_expires_at(token) <= timezone.now():  # a player's token expires: a new one
             Token.objects.filter(user=player.user).delete()
