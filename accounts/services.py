@@ -352,8 +352,8 @@ def _post_bulk(postings, allow_negative, now):
     (``_computed``); then ONE statement (``_BULK_SQL``) writing the transactions, their entries
     and the accounts, with the planner settings ``BY_KEY`` (and joins hashed: a sort of the keys
     would compare them by collation). Returns what ``_post_postgresql`` returns; raises
-    ``InsufficientFunds`` or ``BalanceLimit`` (nothing written) or ``IdempotencyConflict`` (a key another transaction
-    took meanwhile, for another wallet: the statement then wrote nothing)."""
+    ``InsufficientFunds`` or ``BalanceLimit`` (nothing written), or ``IdempotencyConflict`` (a key
+    another transaction took meanwhile, for another wallet: the statement then wrote nothing)."""
     chains = [chain.chain_account(p.source, p.destination) for p in postings]
     locked = execute_binary(
         f"SELECT id, kind, balance, negative_flagged, journal, chain_head FROM {Account._meta.db_table} "
