@@ -35,6 +35,14 @@ class InsufficientFunds(LedgerError):
     status = 409
 
 
+class BalanceLimit(LedgerError):
+    """A posting would bring a wallet's balance to ``accounts.money.MONEY_LIMIT`` or beyond (either
+    sign): the platform holds no larger balance exactly."""
+
+    code = "balance_limit"
+    status = 409
+
+
 class CurrencyMismatch(LedgerError):
     """The accounts of one transaction are in different currencies (real and play-for-fun money
     never meet, RULES 9), or belong to different operators."""

@@ -15,8 +15,12 @@ from .exceptions import InvalidAmount
 #: whitespace, no exponent, no leading zeros, digits after the point only if there is one.
 AMOUNT_STRING = re.compile(r"-?(0|[1-9][0-9]*)(\.([0-9]+))?")
 
-#: The largest amount: 10**15 (the database's money columns hold 15 integer digits at most).
-MAX_ADJUSTED = 14
+#: The platform's one bound on money, in major units: every amount and every balance is below it in
+#: absolute value (at most 99,999,999,999.9999). The money columns keep 4 decimals, and SQLite (the
+#: zero-setup default) stores them as 8-byte floats, exact to 15 significant digits: 11 integer
+#: digits and 4 decimals. ``parse_amount`` refuses an amount reaching it, the ledger a posting that
+#: would bring a wallet's balance to it (``accounts.exceptions.BalanceLimit``).
+MONEY_LIMIT = Decimal(10) ** 11
 
 
 def _shown(value):
@@ -32,8 +36,8 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
     (``AMOUNT_STRING``: no whitespace, exponent, ``+`` or leading zeros, and at most ``minor_units``
     decimals even if they are zeros: ``"5.000"`` is not a EUR amount). Floats (and bools) are
     rejected: ``0.1 + 0.2`` is not money. Raises ``InvalidAmount`` when the value is not a finite
-    number, has more decimals than the currency's minor unit, is too large, is zero (unless
-    ``allow_zero``) or is negative (unless ``allow_negative``).
+    number, has more decimals than the currency's minor unit, is too large (``MONEY_LIMIT`` or more
+    in absolute value), is zero (unless ``allow_zero``) or is negative (unless ``allow_negative``).
     """
     if isinstance(value, (float, bool)) or not isinstance(value, (Decimal, int, str)):
         raise InvalidAmount(f"amount must be a decimal string or Decimal, not {type(value).__name__}")
@@ -49,7 +53,7 @@ def parse_amount(value, minor_units, *, allow_zero=False, allow_negative=False):
         raise InvalidAmount(f"amount {_shown(value)!r} is not a number") from None
     if not amount.is_finite():
         raise InvalidAmount(f"amount {_shown(value)} is not a finite number")
-    if amount and amount.adjusted() > MAX_ADJUSTED:  # before quantize, which fails on huge values
+    if abs(amount) >= MONEY_LIMIT:  # before quantize, which fails on huge values
         raise InvalidAmount(f"amount {_shown(value)} is too large")
     step = _quantum(minor_units)
     if amount != amount.quantize(step, rounding="ROUND_DOWN"):

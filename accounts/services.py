@@ -4,8 +4,9 @@ in one database transaction, idempotent on each posting's key).
 A *posting* moves a positive ``amount`` from ``source`` to ``destination`` (two ledger entries,
 ``-amount`` and ``+amount``, summing to zero) in one currency. Player wallets are locked with
 ``SELECT ... FOR UPDATE`` in primary-key order (no deadlocks), their balances updated in the same
-transaction, and they never go below zero unless the caller allows it for a reversal, which flags
-the wallet for operators. Money is ``Decimal`` in the currency's major units (``"12.35"`` EUR).
+transaction; they never go below zero unless the caller allows it for a reversal, which flags
+the wallet for operators, and never reach ``MONEY_LIMIT`` either way. Money is ``Decimal`` in the
+currency's major units (``"12.35"`` EUR).
 """
 
 from dataclasses import dataclass
@@ -15,9 +16,9 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from . import chain
-from .exceptions import CurrencyMismatch, IdempotencyConflict, InsufficientFunds
+from .exceptions import BalanceLimit, CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
-from .money import parse_amount
+from .money import MONEY_LIMIT, parse_amount
 from .sql import BY_KEY, array_sql, execute_binary, instances, number_array
 
 Kind = LedgerTransaction.Kind
@@ -74,9 +75,11 @@ def post(postings, *, allow_negative=False, transactions=True):
     compared all the same. Raises ``InvalidAmount``, ``CurrencyMismatch``, ``InsufficientFunds``
     (a debit would leave a wallet below zero; with ``allow_negative`` it may, and is flagged instead:
     reversals only, voiding or correcting a SETTLED round; a credit to a wallet a reversal left
-    negative is always allowed: it owes less after), ``IdempotencyConflict`` (also for a key repeated within
-    one call). A journal wallet (a seamless player's, ``Account.journal``) is never checked nor
-    flagged: its operator decides funds.
+    negative is always allowed: it owes less after), ``BalanceLimit`` (a posting would bring a
+    wallet's balance to ``MONEY_LIMIT`` or beyond, either sign), ``IdempotencyConflict`` (also for
+    a key repeated within one call). A journal wallet (a seamless player's, ``Account.journal``) is
+    never checked for funds nor flagged: its operator decides funds; its balance (the net of what
+    the platform moved) is held within ``MONEY_LIMIT`` all the same.
 
     Runs in the caller's transaction, or in one of its own. On PostgreSQL the writing of up to
     ``PREPARED_UP_TO`` postings is ONE statement (``_post_postgresql``), so one posting outside a
@@ -156,7 +159,9 @@ _CONTENT_SQL = " || ".join(_field_sql(expression) for expression in (
 #: (``ledger_all_written``) rather than leave a link to a transaction that was never written. The
 #: first debit that leaves a wallet below zero without ``allow_negative`` calls
 #: ``ledger_overdraft`` (migration 0003), which fails the statement as the ``wallet_not_negative``
-#: constraint would, naming the posting.
+#: constraint would, naming the posting; the first that brings a wallet to ``MONEY_LIMIT`` (either
+#: sign) calls ``ledger_balance_limit`` (migration 0012), failing it as ``wallet_balance_limit``.
+#: Both read the running balance from the balance locked.
 _POST_SQL = f"""
 WITH locked AS MATERIALIZED (
     SELECT id, kind = 'wallet' AS is_wallet, balance, negative_flagged, journal, chain_head
@@ -192,6 +197,8 @@ entry AS (
     SELECT txn.id, leg.account, leg.amount,
            CASE WHEN leg.balance_after < 0 AND leg.amount < 0 AND NOT leg.journal AND NOT %(allow_negative)b::boolean
                 THEN ledger_overdraft(leg.key, leg.account, leg.balance_after - leg.amount, -leg.amount)
+                WHEN abs(leg.balance_after) >= {MONEY_LIMIT}
+                THEN ledger_balance_limit(leg.key, leg.account, leg.balance_after)
                 ELSE leg.balance_after END
     FROM leg JOIN txn USING (key) ORDER BY leg.n),
 updated AS (
@@ -235,8 +242,8 @@ def _post_postgresql(postings, allow_negative, now):
     balances and chain heads. Parameters go in binary (``accounts.sql``), one per element
     (``array_sql``'s ``spread``): a prepared statement, planned once per batch size.
     Returns ``({key: (pk, prev_hash, chain_hash)} of the transactions written, {wallet pk: [balance,
-    negative_flagged]})``; raises ``InsufficientFunds`` or ``IdempotencyConflict`` (the statement
-    then wrote nothing)."""
+    negative_flagged]})``; raises ``InsufficientFunds``, ``BalanceLimit`` or ``IdempotencyConflict``
+    (the statement then wrote nothing)."""
     fields, params = {}, {"now": now, "micros": chain.microseconds(now), "allow_negative": allow_negative}
     chains = [chain.chain_account(p.source, p.destination) for p in postings]
     for name, values, sql_type in (("locks", _locked_ids(postings, chains), "bigint"), *_posting_arrays(postings),
@@ -249,6 +256,8 @@ def _post_postgresql(postings, allow_negative, now):
         diag = getattr(error.__cause__, "diag", None)
         if diag is not None and diag.constraint_name == "wallet_not_negative":
             raise InsufficientFunds(diag.message_primary) from None
+        if diag is not None and diag.constraint_name == "wallet_balance_limit":
+            raise BalanceLimit(diag.message_primary) from None
         if diag is not None and diag.constraint_name == "ledger_key_taken_meanwhile":
             raise IdempotencyConflict(diag.message_primary) from None
         raise
@@ -269,7 +278,9 @@ def _computed(postings, locked, taken, allow_negative, now):
     (source, destination); per new posting ``(prev_hash, chain_hash)`` (``accounts.chain``); ``{wallet
     pk: [balance, negative_flagged]}`` of every locked wallet after them; ``{account pk: chain
     head}``; the accounts whose chain grew. Raises ``InsufficientFunds`` for the first debit that
-    leaves a wallet below zero without ``allow_negative`` (a journal wallet is never checked)."""
+    leaves a wallet below zero without ``allow_negative`` (a journal wallet is never checked), and
+    ``BalanceLimit`` for the first posting that brings a wallet (a journal too) to ``MONEY_LIMIT``
+    or beyond, either sign."""
     journals = {pk for pk, _, _, _, journal, _ in locked if journal}
     wallets = {pk: [balance, flagged] for pk, kind, balance, flagged, _, _ in locked if kind == Account.Kind.WALLET}
     heads = {pk: chain.as_bytes(head) for pk, _, _, _, _, head in locked}
@@ -287,6 +298,8 @@ def _computed(postings, locked, taken, allow_negative, now):
                         raise InsufficientFunds(f"{p.key}: wallet {account.pk} holds "
                                                 f"{wallet[0] - amount}, needs {-amount}")
                     wallet[1] = True
+                if abs(wallet[0]) >= MONEY_LIMIT:
+                    raise BalanceLimit(f"{p.key}: wallet {account.pk} would hold {wallet[0]}")
                 balance_after = wallet[0]
             entries.append((p.key, account.pk, amount, balance_after))
             legs.append((account.pk, amount, balance_after))
@@ -339,8 +352,8 @@ def _post_bulk(postings, allow_negative, now):
     (``_computed``); then ONE statement (``_BULK_SQL``) writing the transactions, their entries
     and the accounts, with the planner settings ``BY_KEY`` (and joins hashed: a sort of the keys
     would compare them by collation). Returns what ``_post_postgresql`` returns; raises
-    ``InsufficientFunds`` (nothing written) or ``IdempotencyConflict`` (a key another transaction
-    took meanwhile, for another wallet: the statement then wrote nothing)."""
+    ``InsufficientFunds`` or ``BalanceLimit`` (nothing written), or ``IdempotencyConflict`` (a key
+    another transaction took meanwhile, for another wallet: the statement then wrote nothing)."""
     chains = [chain.chain_account(p.source, p.destination) for p in postings]
     locked = execute_binary(
         f"SELECT id, kind, balance, negative_flagged, journal, chain_head FROM {Account._meta.db_table} "

@@ -3,9 +3,10 @@ body of each call, its sending, and what its answer means.
 
 ``POST {wallet_url}/{call}``, a JSON body with a new ``request_id`` and ``sent_at`` per attempt,
 ``X-Signature``: hex HMAC-SHA256 of the raw body with the operator's wallet secret. An answer is
-known only when it is HTTP 200 with a JSON object whose ``status`` is one of ``STATUSES``;
-anything else (a timeout, a connection error, another HTTP status, a body that is no such JSON) is
-an unknown outcome: the operator may or may not have applied the call.
+known only when it is HTTP 200 with a JSON object whose ``status`` is one of ``STATUSES`` (an
+``OK`` to a money call also with its ``balance`` as a money string); anything else (a timeout, a connection error,
+another HTTP status, a body that is no such JSON) is an unknown outcome: the operator may or may
+not have applied the call.
 
 A call is never sent to an address no wallet may have (``accounts.addresses``): the URL's IP
 literal is checked before the request, a name's addresses by the connector's resolver
@@ -33,6 +34,9 @@ from django.utils import timezone
 from yarl import URL
 
 from accounts.addresses import WalletAddressRefused, check_address
+from accounts.exceptions import InvalidAmount
+from accounts.models import MONEY
+from accounts.money import parse_amount
 
 STATUSES = frozenset({"OK", "INSUFFICIENT_FUNDS", "PLAYER_BLOCKED", "LIMIT_EXCEEDED", "DUPLICATE_TRANSACTION",
                       "ROLLED_BACK", "UNKNOWN_TRANSACTION"})
@@ -112,11 +116,27 @@ def _object(pairs):
     return body
 
 
+def _money_string(value):
+    """Whether ``value`` (a decoded JSON value) is a money string: a JSON string as
+    ``accounts.money.parse_amount`` takes it, a ``-`` too, with at most the money columns'
+    decimals (a currency's own minor units are checked where its balance is read,
+    ``wallets.balances``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        parse_amount(value, MONEY["decimal_places"], allow_zero=True, allow_negative=True)
+    except InvalidAmount:
+        return False
+    return True
+
+
 def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error="", outcome="unknown"):
     """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``
     (an ``outcome``: ``unknown``, or ``failed`` for a call not sent). A body that is not JSON (too
     deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) is kept as text, cut: the outcome is
-    unknown."""
+    unknown; so it is for an ``OK`` to a money call (debit, credit, rollback) whose ``balance`` is
+    missing or no money string (``_money_string``): it does not follow the protocol. A balance
+    call's ``balance`` is read in its currency by ``wallets.balances``."""
     duration = int((time.monotonic() - started) * 1000)
     body, status = None, None
     if http_status is not None:
@@ -131,6 +151,8 @@ def _answer(call, request, request_id, sent_at, started, http_status=None, conte
             error = error or f"HTTP {http_status}"
         elif not isinstance(body, dict) or body.get("status") not in STATUSES:
             error = error or "the answer has no known status"
+        elif body["status"] == "OK" and call != "balance" and not _money_string(body.get("balance")):
+            error = f"an OK answer with no balance as a money string: {body.get('balance')!r}"[:500]
         else:
             status = body["status"]
             outcome = READING[call].get(status, "unknown")

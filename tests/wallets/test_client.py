@@ -45,10 +45,19 @@ def test_a_wrong_secret_is_an_unknown_outcome_with_its_reason(wallet):
     assert (answer.outcome, answer.http_status, answer.error) == ("unknown", 401, "HTTP 401")
 
 
+#: OK answers whose ``balance`` is no money string (docs/wallet-api.md section 1), by mode.
+BAD_BALANCES = {"no-balance": b'{"status": "OK"}', "exponent": b'{"status": "OK", "balance": "1e3"}',
+                "number": b'{"status": "OK", "balance": 1000.0}', "integer": b'{"status": "OK", "balance": 1000}',
+                "nan": b'{"status": "OK", "balance": NaN}', "null": b'{"status": "OK", "balance": null}',
+                "too-large": b'{"status": "OK", "balance": "100000000000.00"}',
+                "too-fine": b'{"status": "OK", "balance": "1.00001"}'}
+
+
 class _Hostile(http.server.BaseHTTPRequestHandler):
     """An operator's wallet that answers badly, by the path's first part: ``redirect`` (307 to
     ``/landed``, which counts its hits), ``nested`` (JSON 100,000 arrays deep), ``big`` (a valid
-    answer longer than the cap), ``repeated`` (``status`` twice, OK last)."""
+    answer longer than the cap), ``repeated`` (``status`` twice, OK last), and an OK whose balance is
+    no money string (``BAD_BALANCES``)."""
 
     landed = []
 
@@ -67,7 +76,7 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
         else:
             body = {"nested": b"[" * 100_000 + b"]" * 100_000,
                     "big": b'{"status": "OK", "pad": "' + b"x" * (MAX_ANSWER_BYTES + 10) + b'"}',
-                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}'}[mode]
+                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}', **BAD_BALANCES}[mode]
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -99,3 +108,20 @@ def test_a_redirect_or_a_body_no_json_reader_should_trust_is_an_unknown_outcome(
     assert (answer.outcome, answer.status) == ("unknown", None) and why in answer.error, answer.error
     assert _Hostile.landed == []
     assert len(str(answer.body or "")) <= 2000
+
+
+@pytest.mark.parametrize("mode", sorted(BAD_BALANCES))
+@pytest.mark.parametrize("call", ["debit", "credit", "rollback"])
+def test_an_ok_without_a_money_string_balance_is_an_unknown_outcome(hostile, mode, call):
+    """An OK answer to a money call does not follow the protocol unless it carries the balance
+    after the call as a money string: it is no answer (a stake is rolled back, a credit or
+    rollback sent again). A balance call's balance is read in its currency (test_balances)."""
+    operator = Operator(code="sea", wallet_url=f"{hostile}/{mode}", wallet_secret=SECRET, wallet_timeout_ms=3000)
+    (answer,) = send_many(operator, [(call, debit_fields(f"t-{uuid.uuid4()}"))])
+    assert (answer.outcome, answer.status) == ("unknown", None) and "balance" in answer.error, answer.error
+
+
+def test_an_ok_with_a_money_string_balance_is_known(hostile):
+    operator = Operator(code="sea", wallet_url=f"{hostile}/landed", wallet_secret=SECRET, wallet_timeout_ms=3000)
+    (answer,) = send_many(operator, debits(1))
+    assert (answer.outcome, answer.status, answer.error) == ("ok", "OK", "")
