@@ -69,3 +69,17 @@ def test_a_forged_cursor_outside_the_range_of_times_or_without_a_zone_is_invalid
     response = api.get(f"/api/v1/bets/?cursor={_cursor('n', [placed_at, 5])}")
     assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
     assert api.get(f"/api/v1/bets/?cursor={_cursor('n', ['2026-11-30T17:58:24+00:00', 5])}").status_code == 200
+
+
+@pytest.mark.parametrize("body", [{"bets": [1], "reason": "ok", "x\x00": 1}, {"bets": [["a\x00"]], "reason": "ok"}])
+def test_a_nul_anywhere_in_a_body_is_invalid_input(api, body):
+    from settlement.models import Dispute
+    response = api.post("/api/v1/disputes/", body, format="json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
+    assert "must not contain NUL characters" in response.json()["detail"]
+    assert not Dispute.objects.exists()
+
+
+def test_a_nul_in_a_query_parameter_is_invalid_input(api):
+    response = api.get("/api/v1/bets/?tz=UT%00C")
+    assert response.status_code == 400 and "NUL" in response.json()["detail"], response.content
