@@ -38,7 +38,10 @@ def _valid(serializer_class, data):
 
 
 def _batch(items, name):
-    """``items`` (a batch's list), or ``InvalidInput`` when it holds more than ``MAX_BATCH``."""
+    """``items`` (a batch's list), or ``InvalidInput`` when it is empty or holds more than
+    ``MAX_BATCH``."""
+    if not items:
+        raise InvalidInput(f"{name}: at least one item is required")
     if len(items) > MAX_BATCH:
         raise InvalidInput(f"{name}: at most {MAX_BATCH} items per request, not {len(items)}")
     return items
