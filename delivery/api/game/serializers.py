@@ -7,7 +7,14 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.money import amount_string
-from delivery.api.common import AmountField, ErrorSerializer, StrictBooleanField, StrictCharField, StrictIntegerField
+from delivery.api.common import (
+    AmountField,
+    ErrorSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from delivery.api.player.serializers import AMOUNT_SCHEMA
 from tables.models import Round, RoundEvent, Table, TableLimit
 from wagering.models import Bet, BetExtra
@@ -101,12 +108,15 @@ class RoundEventSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class PlayEventsSerializer(serializers.Serializer):
+class PlayEventsSerializer(StrictSerializer):
     events = serializers.ListField(
         child=serializers.DictField(), min_length=1, max_length=500,
         help_text='Each {"kind": "card_scanned" | "card_rescanned" | "decision" | "auto_play", ...details}: '
                   'card_scanned {"card": "AS", "to": "dealer" | "seat:N" | "player"}, card_rescanned {"to", '
-                  '"card" (the read that replaces the last card scanned to "to"; none while unreadable)}.')
+                  '"card" (the read that replaces the last card scanned to "to"; none while unreadable)}, '
+                  'decision and auto_play {"seat": N (none at a boundless table), "action": "hit" | "stand" | '
+                  '"double" | "split" | "surrender" (the variant\'s; auto_play: hit or stand), "hand": 1 | 2 '
+                  '(optional), "record_id" (optional: the bet)}; other keys are kept as given.')
 
 
 class RoundDetailSerializer(RoundSerializer):
