@@ -273,15 +273,21 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+def unknown_keys(data, fields):
+    """The keys of ``data`` (a body's object) that are not in ``fields``: sorted, the first 10,
+    each cut to 64 characters."""
+    return sorted(str(key)[:64] for key in set(data) - set(fields))[:10]
+
+
 class StrictSerializer(serializers.Serializer):
     """A request body: a JSON object of the declared fields only; any other key is refused (400,
     named in the detail), and the schema says so (``additionalProperties: false``)."""
 
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
-            unknown = sorted(str(key)[:64] for key in set(data) - set(self.fields))
+            unknown = unknown_keys(data, self.fields)
             if unknown:
-                raise serializers.ValidationError({key: "unknown field" for key in unknown[:10]})
+                raise serializers.ValidationError({key: "unknown field" for key in unknown})
         return super().to_internal_value(data)
 
 

@@ -178,3 +178,29 @@ def test_a_malformed_signature_timestamp_is_named(eur, db, timestamp):
     detail = json_error(response, 401, "authentication_failed")["detail"]
     assert "X-Signature-Timestamp must be" in detail and "are required" not in detail
     assert StudioAPIKey.objects.exists() and not Round.objects.exists()
+
+
+@pytest.mark.parametrize("path, body", [
+    ("bets/", {"bets": [{"key": "k", "player": "p", "type": "main", "stake": "1.00"}], "extra": 1}),
+    ("bets/", {"key": "k", "player": "p", "type": "main", "stake": "1.00", "extra": 1}),
+    ("extras/", {"extras": [{"bet": "m", "kind": "insurance"}], "extra": 1}),
+    ("extras/", {"bet": "m", "kind": "insurance", "extra": 1}),
+    ("suspend/", {"reason": "fault", "extra": 1}),
+    ("cancel/", {"reason": "fault", "extra": 1}),
+    ("result/", {"record": {}, "extra": 1}),
+])
+def test_every_round_body_refuses_unknown_keys(eur, game_client, path, body):
+    player = PlayerFactory(funded="100.00")
+    round_id = closed_round(game_client, player) if path != "bets/" else open_round(game_client, TableFactory())
+    before = (RoundEvent.objects.count(), Bet.objects.count())
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/{path}", body, format="json")
+    assert "extra: unknown field" in json_error(response, 400, "invalid_input")["detail"]
+    assert (RoundEvent.objects.count(), Bet.objects.count()) == before
+
+
+def test_an_open_refuses_unknown_keys(eur, game_client):
+    table = TableFactory()
+    response = game_client.post(f"/api/game/v1/tables/{table.code}/rounds/",
+                                {"external_id": "R-1", "shoe": 1, "burn_count": 2, "extra": 1}, format="json")
+    assert "extra: unknown field" in json_error(response, 400, "invalid_input")["detail"]
+    assert not Round.objects.exists()

@@ -1,7 +1,8 @@
 """Serializers of the game-server API: request shapes (validated here only for their JSON types,
-strictly: ``Strict*Field``; amounts stay raw so that ``accounts.money.parse_amount`` rejects floats
-as ``invalid_amount``) and response shapes. Money in answers is a decimal string with exactly the
-currency's minor units (``Money``: the serializer's context gives them, ``{"minor_units": 2}``)."""
+strictly: ``Strict*Field``, and their keys: ``StrictSerializer`` refuses any other; amounts stay
+raw so that ``accounts.money.parse_amount`` rejects floats as ``invalid_amount``) and response
+shapes. Money in answers is a decimal string with exactly the currency's minor units (``Money``:
+the serializer's context gives them, ``{"minor_units": 2}``)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -62,7 +63,7 @@ class TableSerializer(serializers.ModelSerializer):
                                context={"minor_units": table.currency.minor_units}).data
 
 
-class OpenRoundSerializer(serializers.Serializer):
+class OpenRoundSerializer(StrictSerializer):
     external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
     shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1,
                               help_text="Sequence number of the shoe; a new one starts a new shoe.")
@@ -195,7 +196,7 @@ class BetBatchResultSerializer(serializers.Serializer):
     results = BetOutcomeSerializer(many=True)
 
 
-class ExtraRequestSerializer(serializers.Serializer):
+class ExtraRequestSerializer(StrictSerializer):
     bet = StrictCharField(help_text="The bet's record id.")
     kind = serializers.ChoiceField(choices=BetExtra.Kind.choices)
     hand = StrictIntegerField(min_value=1, max_value=2, default=1)
@@ -220,12 +221,12 @@ class ExtraBatchResultSerializer(serializers.Serializer):
     results = ExtraOutcomeSerializer(many=True)
 
 
-class ResultRequestSerializer(serializers.Serializer):
+class ResultRequestSerializer(StrictSerializer):
     record = serializers.JSONField(help_text="The round record (docs/round-record.md).")
     cut_card_out = StrictBooleanField(default=False)
 
 
-class ReasonSerializer(serializers.Serializer):
+class ReasonSerializer(StrictSerializer):
     reason = StrictCharField(max_length=500)
 
 
