@@ -169,12 +169,12 @@ def check_decision(round_, kind, payload, name):
     """Raise ``InvalidInput`` (naming ``name``) unless ``payload`` (a ``DECISIONS`` event's payload)
     names an ``action`` of the round's variant (auto-play: ``hit`` or ``stand``), the ``seat`` it
     is taken on (an integer 1 to the table's seats; none at a boundless table, whose shared hand
-    each player plays alone: its bet is named by ``record_id``) and optionally the ``hand`` (1, or 2
+    each player plays alone: a decision there may name its bet by ``record_id``) and optionally the ``hand`` (1, or 2
     for a split's second)."""
     seats = round_.table.seats
     seat = payload.get("seat")
     if seats is None and "seat" in payload:
-        raise InvalidInput(f"{name}.seat: a boundless table has no seats (name the bet by its record_id)")
+        raise InvalidInput(f"{name}.seat: a boundless table has no seats (a decision may name its bet by record_id)")
     if seats is not None and (type(seat) is not int or not 1 <= seat <= seats):
         raise InvalidInput(f"{name}.seat: an integer 1 to {seats} is required")
     actions = DECISIONS[kind] or round_.rules().actions
