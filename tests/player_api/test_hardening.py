@@ -83,3 +83,12 @@ def test_a_nul_anywhere_in_a_body_is_invalid_input(api, body):
 def test_a_nul_in_a_query_parameter_is_invalid_input(api):
     response = api.get("/api/v1/bets/?tz=UT%00C")
     assert response.status_code == 400 and "NUL" in response.json()["detail"], response.content
+
+
+def test_a_dispute_body_refuses_keys_it_does_not_read(api):
+    """As every API body: a key the call does not read is named and refused (its schema says
+    ``additionalProperties: false``), so that no schema-valid body is refused for a stray key."""
+    from settlement.models import Dispute
+    response = api.post("/api/v1/disputes/", {"bets": [1], "reason": "wrong card", "extra": 1}, format="json")
+    assert response.status_code == 400 and "extra: unknown field" in response.json()["detail"], response.content
+    assert not Dispute.objects.exists()

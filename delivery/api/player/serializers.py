@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
 from accounts.money import amount_string
-from delivery.api.common import StrictCharField, StrictIntegerField
+from delivery.api.common import StrictCharField, StrictIntegerField, StrictSerializer
 from settlement.audit import MAX_REASON
 from settlement.models import Dispute
 from wagering.models import Bet, BetExtra, bet_money
@@ -388,8 +388,8 @@ class DisputeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class DisputeRequestSerializer(serializers.Serializer):
+class DisputeRequestSerializer(StrictSerializer):
     bets = serializers.ListField(child=StrictIntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
     reason = StrictCharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
-                                   help_text="What is wrong, in your words.")
+                             help_text="What is wrong, in your words.")
