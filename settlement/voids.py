@@ -38,9 +38,13 @@ def cancel(*, round_id, reason, host_disconnected=False, actor="", actor_user=No
     nor moves, and is voided in the same transaction (as ``void_round``): every bet refunded in
     full, extra stakes included.
     ``host_disconnected`` (classic, RULES 10): the whole shoe is reshuffled (its cut card is marked
-    out, so the next round needs a new shoe). Returns the ``Round``. Raises ``NotFound``,
-    ``IllegalTransition``."""
+    out, so the next round needs a new shoe). Returns the ``Round``; a round already VOIDED
+    (cancelled before, or voided) is returned as it is, unchanged: a replay, as a game server's
+    retry of its cancel. Raises ``NotFound``, ``IllegalTransition`` (a round in no state to
+    cancel: RESULTED, SETTLED, SETTLEMENT_FAILED)."""
     round_ = lock_round(round_id)
+    if round_.state == State.VOIDED:
+        return round_
     if round_.state not in Round.IN_PLAY or round_.cancelled_at:
         raise IllegalTransition(f"round {round_id} is {round_.state}{', cancelled' if round_.cancelled_at else ''}")
     round_.cancelled_at = timezone.now()

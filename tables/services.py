@@ -158,6 +158,31 @@ PLAY_EVENTS = frozenset({RoundEvent.Kind.CARD_SCANNED, RoundEvent.Kind.CARD_RESC
                          RoundEvent.Kind.DECISION, RoundEvent.Kind.AUTO_PLAY})
 #: The longest text (a value or key, at any depth) of a play event's payload.
 EVENT_TEXT_MAX = 200
+#: The play events that record a hand's decision: the player's, or auto-play's for one who did not
+#: answer (RULES 4: auto-play hits or stands).
+DECISIONS = {RoundEvent.Kind.DECISION: None, RoundEvent.Kind.AUTO_PLAY: frozenset({"hit", "stand"})}
+#: The hands of a seat: its own, and the second of a split (no resplit, RULES 4).
+HANDS = range(1, 3)
+
+
+def check_decision(round_, kind, payload, name):
+    """Raise ``InvalidInput`` (naming ``name``) unless ``payload`` (a ``DECISIONS`` event's payload)
+    names an ``action`` of the round's variant (auto-play: ``hit`` or ``stand``), the ``seat`` it
+    is taken on (an integer 1 to the table's seats; none at a boundless table, whose shared hand
+    each player plays alone: a decision there may name its bet by ``record_id``) and optionally the ``hand`` (1, or 2
+    for a split's second)."""
+    seats = round_.table.seats
+    seat = payload.get("seat")
+    if seats is None and "seat" in payload:
+        raise InvalidInput(f"{name}.seat: a boundless table has no seats (a decision may name its bet by record_id)")
+    if seats is not None and (type(seat) is not int or not 1 <= seat <= seats):
+        raise InvalidInput(f"{name}.seat: an integer 1 to {seats} is required")
+    actions = DECISIONS[kind] or round_.rules().actions
+    if not isinstance(payload.get("action"), str) or payload["action"] not in actions:
+        raise InvalidInput(f"{name}.action: one of {', '.join(sorted(actions))} is required")
+    hand = payload.get("hand", HANDS.start)
+    if type(hand) is not int or hand not in HANDS:
+        raise InvalidInput(f"{name}.hand: {HANDS.start} or {HANDS.stop - 1} is required (left out: 1)")
 
 
 @transaction.atomic
@@ -169,8 +194,9 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
     rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended),
-    ``InvalidInput`` (unknown kind, not a list, a scan's card or destination, a ``record_id`` (the
-    bet an event names) that is no string, a text longer than ``EVENT_TEXT_MAX``)."""
+    ``InvalidInput`` (unknown kind, not a list, a scan's card or destination, a decision's seat,
+    action or hand (``check_decision``), a ``record_id`` (the bet an event names) that is no
+    string, a text longer than ``EVENT_TEXT_MAX``). Other payload keys are kept as given."""
     round_ = lock_round(round_id)
     if round_.state != Round.State.CLOSED or round_.cancelled_at:
         why = "resume it first" if round_.state == Round.State.SUSPENDED else "no cards are being dealt"
@@ -188,6 +214,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
             raise InvalidInput(f"events[{i}].record_id: a bet's record id is a string")
         if kind in SCANS:
             check_scan(round_.table, kind, payload, f"events[{i}]")
+        else:
+            check_decision(round_, kind, payload, f"events[{i}]")
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other
         rows.append(RoundEvent(round=round_, kind=kind, actor=actor[:100], actor_user=actor_user, payload=payload))
     return RoundEvent.objects.bulk_create(rows)

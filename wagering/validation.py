@@ -42,6 +42,8 @@ def check_bet_request(request, *, amounts_as_strings=False):
     if not isinstance(request, dict):
         raise InvalidInput("each bet must be an object")
     _string("key", request.get("key"), KEY_MAX)
+    if request["key"] != request["key"].strip():
+        raise InvalidInput("key: a key has no leading or trailing whitespace (nor is it blank)")
     _string("player", request.get("player"), PLAYER_MAX)
     _string("type", request.get("type"), 32)
     _string("record_id", request.get("record_id"), RECORD_ID_MAX, required=False)

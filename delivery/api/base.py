@@ -15,7 +15,7 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 
-from delivery.api.common import JSONOnly, SafeJSONParser, refuse_repeated_query_params
+from delivery.api.common import JSONOnly, SafeJSONParser, refuse_nul_query_params, refuse_repeated_query_params
 from delivery.api.common import exception_handler as common_exception_handler
 from delivery.api.player.pagination import MAX_ID
 
@@ -62,9 +62,8 @@ class StrictAPIView(JSONOnly, GenericAPIView):
         if unknown:
             raise drf.ValidationError(f"unknown query parameter(s): {', '.join(unknown)[:200]}")
         refuse_repeated_query_params(request)
+        refuse_nul_query_params(request)
         values = [(key, value) for key, values in request.query_params.lists() for value in values]
-        if any("\x00" in key or "\x00" in value for key, value in values):
-            raise drf.ValidationError("query parameters must not contain NUL bytes")
         empty = sorted({key for key, value in values if not value})
         if empty:
             raise drf.ValidationError(f"empty query parameter(s): {', '.join(empty)}")

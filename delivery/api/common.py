@@ -76,9 +76,11 @@ class SafeJSONParser(JSONParser):
     """The parser of both APIs: strict JSON in UTF-8 that PostgreSQL can store, else a
     ``ParseError`` (400 ``invalid_input``) — never a 500 or Django's HTML 400. Refused: ``NaN``
     and ``Infinity``, a number that overflows to infinity (``1e400``), a string holding a lone
-    UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a body nested too deep for the
-    decoder (``RecursionError``), an object with a repeated key (``{"stake": "1.00", "stake":
-    "25.00"}``: which one was meant?); a body too large is ``RequestTooLarge`` (413)."""
+    UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a NUL character in any string,
+    a key or a value at any depth (``"\\u0000"``: PostgreSQL stores none; the detail names where,
+    e.g. ``bets[0].player``), a body nested too deep for the decoder (``RecursionError``), an
+    object with a repeated key (``{"stake": "1.00", "stake": "25.00"}``: which one was meant?); a
+    body too large is ``RequestTooLarge`` (413)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
@@ -88,6 +90,8 @@ class SafeJSONParser(JSONParser):
                               object_pairs_hook=_object_of_unique_keys)
             if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
                 json.dumps(data, ensure_ascii=False).encode("utf-8")
+            if "\\u0000" in text:  # JSON's only way to hold a NUL (a raw one is refused by json.loads)
+                _refuse_nul(data)
             return data
         except RecursionError:
             raise drf.ParseError("JSON parse error - nested too deeply") from None
@@ -100,6 +104,22 @@ class SafeJSONParser(JSONParser):
                                  "with no UTF-8 form") from None
         except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
             raise drf.ParseError(f"JSON parse error - {e}") from None
+
+
+def _refuse_nul(data):
+    """``ParseError`` naming a string of ``data`` (decoded JSON), a key or a value at any
+    depth, that holds a NUL character (PostgreSQL's ``text`` and ``jsonb`` refuse it)."""
+    stack = [(data, "body")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str) and "\x00" in value:
+            raise drf.ParseError(f"{where[:200]}: must not contain NUL characters")
+        if isinstance(value, dict):
+            if any("\x00" in key for key in value):
+                raise drf.ParseError(f"{where[:200]}: a key must not contain NUL characters")
+            stack.extend((item, key if where == "body" else f"{where}.{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
 
 
 def _object_of_unique_keys(pairs):
@@ -176,6 +196,14 @@ def refuse_repeated_query_params(request):
         raise drf.ValidationError(f"query parameter(s) given more than once: {', '.join(repeated)[:200]}")
 
 
+def refuse_nul_query_params(request):
+    """``ValidationError`` (400 ``invalid_input``) when a query parameter of ``request`` (DRF's),
+    its name or a value, holds a NUL character."""
+    if any("\x00" in key or any("\x00" in value for value in values)
+           for key, values in request.query_params.lists()):
+        raise drf.ValidationError("query parameters must not contain NUL bytes")
+
+
 class KeyThrottle(ScopedRateThrottle):
     """DRF's scoped throttle on the view's ``throttle_scope`` (``operator``, ``game_server``),
     counted per API key (``request.auth.prefix``: an operator's or a studio service account's) in
@@ -203,20 +231,13 @@ class AmountField(serializers.Field):
 
 
 class StrictCharField(serializers.CharField):
-    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``). A NUL in it is
-    one error, ``nul_message``, not each validator's message run together."""
-
-    nul_message = "must not contain NUL characters"
+    """A JSON string, nothing else (DRF's ``CharField`` turns ``5`` into ``"5"``). A NUL in it
+    never gets here: ``SafeJSONParser`` refuses it with one sentence."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
-
-    def run_validators(self, value):
-        if isinstance(value, str) and "\x00" in value:
-            raise serializers.ValidationError(self.nul_message, code="null_characters_not_allowed")
-        super().run_validators(value)
 
 
 class DistinctListField(serializers.ListField):
@@ -252,15 +273,21 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+def unknown_keys(data, fields):
+    """The keys of ``data`` (a body's object) that are not in ``fields``: sorted, the first 10,
+    each cut to 64 characters."""
+    return sorted(str(key)[:64] for key in set(data) - set(fields))[:10]
+
+
 class StrictSerializer(serializers.Serializer):
     """A request body: a JSON object of the declared fields only; any other key is refused (400,
     named in the detail), and the schema says so (``additionalProperties: false``)."""
 
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
-            unknown = sorted(str(key)[:64] for key in set(data) - set(self.fields))
+            unknown = unknown_keys(data, self.fields)
             if unknown:
-                raise serializers.ValidationError({key: "unknown field" for key in unknown[:10]})
+                raise serializers.ValidationError({key: "unknown field" for key in unknown})
         return super().to_internal_value(data)
 
 

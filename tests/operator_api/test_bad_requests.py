@@ -247,3 +247,14 @@ def test_other_methods_are_405(api):
     refused(api, "get", "/api/operator/v1/transfers/", status=405, code="method_not_allowed")
     refused(api, "put", "/api/operator/v1/players/p1", PLAYER, status=405, code="method_not_allowed")
     refused(api, "options", "/api/operator/v1/bets/", status=405, code="method_not_allowed")
+
+
+@pytest.mark.parametrize("path, body", [
+    ("players/", {**PLAYER, "currencies": ["EUR\x00"]}),
+    ("players/", {**PLAYER, "note\x00": "x"}),
+    ("transfers/", {**TRANSFER, "memo": {"deep": ["a\x00"]}}),
+])
+def test_a_nul_anywhere_in_a_body_is_refused_before_any_field(api, path, body):
+    """A NUL in any string of a body, a key or a value at any depth, is the parser's 400: the
+    same guard as every API's (``delivery.api.common.SafeJSONParser``)."""
+    assert "must not contain NUL characters" in refused(api, "post", f"/api/operator/v1/{path}", body)["detail"]

@@ -69,3 +69,26 @@ def test_a_forged_cursor_outside_the_range_of_times_or_without_a_zone_is_invalid
     response = api.get(f"/api/v1/bets/?cursor={_cursor('n', [placed_at, 5])}")
     assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
     assert api.get(f"/api/v1/bets/?cursor={_cursor('n', ['2026-11-30T17:58:24+00:00', 5])}").status_code == 200
+
+
+@pytest.mark.parametrize("body", [{"bets": [1], "reason": "ok", "x\x00": 1}, {"bets": [["a\x00"]], "reason": "ok"}])
+def test_a_nul_anywhere_in_a_body_is_invalid_input(api, body):
+    from settlement.models import Dispute
+    response = api.post("/api/v1/disputes/", body, format="json")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_input", response.content
+    assert "must not contain NUL characters" in response.json()["detail"]
+    assert not Dispute.objects.exists()
+
+
+def test_a_nul_in_a_query_parameter_is_invalid_input(api):
+    response = api.get("/api/v1/bets/?tz=UT%00C")
+    assert response.status_code == 400 and "NUL" in response.json()["detail"], response.content
+
+
+def test_a_dispute_body_refuses_keys_it_does_not_read(api):
+    """As every API body: a key the call does not read is named and refused (its schema says
+    ``additionalProperties: false``), so that no schema-valid body is refused for a stray key."""
+    from settlement.models import Dispute
+    response = api.post("/api/v1/disputes/", {"bets": [1], "reason": "wrong card", "extra": 1}, format="json")
+    assert response.status_code == 400 and "extra: unknown field" in response.json()["detail"], response.content
+    assert not Dispute.objects.exists()

@@ -115,7 +115,7 @@ def test_seat_types_on_a_seated_table(eur, game_client):
 
 @pytest.mark.parametrize("bad", [
     {"player": ["x"]}, {"player": {"a": 1}}, {"type": ["main"]}, {"stake": 10}, {"seat": True}, {"record_id": 7},
-    {"key": "a\x00"}, {"stake": "1" + "0" * 40},
+    {"key": " a"}, {"stake": "1" + "0" * 40},
 ])
 def test_bulk_bets_check_each_items_types(betting, bad):
     post, player = betting
@@ -126,8 +126,7 @@ def test_bulk_bets_check_each_items_types(betting, bad):
     results = response.json()["results"]
     assert results[0]["error"]["code"] in ("invalid_input", "invalid_amount") and results[1]["error"] is None
     assert balance(player) == D("90.00") and list(Bet.objects.values_list("idempotency_key", flat=True)) == ["good"]
-    rejected = RoundEvent.objects.get(kind="bet_rejected").payload["request"]
-    assert "\x00" not in json.dumps(rejected, ensure_ascii=False)
+    assert RoundEvent.objects.filter(kind="bet_rejected").count() == 1
 
 
 def _client(betting):
@@ -181,9 +180,9 @@ def test_nul_in_event_payloads_is_invalid_input(eur, game_client, payload):
 
 
 @pytest.mark.parametrize("event", [
-    {"kind": "decision", "seat": 1, "action": "h" * 100_000},
-    {"kind": "auto_play", "note": ["ok", {"why": "x" * 201}]},
-    {"kind": "decision", "k" * 201: "hit"},
+    {"kind": "decision", "action": "hit", "note": "h" * 100_000},
+    {"kind": "auto_play", "action": "hit", "note": ["ok", {"why": "x" * 201}]},
+    {"kind": "decision", "action": "hit", "k" * 201: "hit"},
 ])
 def test_event_texts_are_bounded(eur, game_client, event):
     """Every text of an event (its values and keys, nested ones too) is at most 200 characters: a
@@ -191,10 +190,10 @@ def test_event_texts_are_bounded(eur, game_client, event):
     round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
     before = RoundEvent.objects.count()
     response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [
-        {"kind": "decision", "seat": 1, "action": "hit"}, event]}, format="json")
+        {"kind": "decision", "action": "hit"}, event]}, format="json")
     assert "at most 200 characters" in json_error(response, 400, "invalid_input")["detail"]
     assert RoundEvent.objects.count() == before
-    ok = {"kind": "decision", "seat": 1, "action": "h" * 200}
+    ok = {"kind": "decision", "action": "hit", "note": "h" * 200}
     assert game_client.post(f"/api/game/v1/rounds/{round_id}/events/", {"events": [ok]},
                             format="json").status_code == 201
 
@@ -225,23 +224,22 @@ def test_a_repeated_json_key_is_refused_on_the_game_server_and_player_apis(betti
 @pytest.mark.postgresql  # PostgreSQL refuses NUL in text and jsonb
 def test_nul_bytes_never_reach_postgresql(betting, game_client):
     post, player = betting
-    json_error(post(key="a\x00b"), 400, "invalid_input")
-    json_error(post(record_id="r\x00"), 400, "invalid_input")
+    assert "key: must not" in json_error(post(key="a\x00b"), 400, "invalid_input")["detail"]
+    assert "record_id: must not" in json_error(post(record_id="r\x00"), 400, "invalid_input")["detail"]
     bulk = _client(betting).post(post.url, {"bets": [{"key": "k\x00", "player": "p\x00", "type": "main\x00",
                                                        "stake": "1\x00"}]}, format="json")
-    assert bulk.status_code == 422 and bulk.json()["code"] == "none_accepted"
-    assert bulk.json()["results"][0]["error"]["code"] == "invalid_input"
+    assert "bets[0]." in json_error(bulk, 400, "invalid_input")["detail"]  # the parser's: the whole body refused
     unchanged(player)
-    assert RoundEvent.objects.filter(kind="bet_rejected").count() == 3
+    assert not RoundEvent.objects.filter(kind="bet_rejected").exists()
 
 
 def test_bulk_extras_check_each_items_types(eur, game_client):
     player = PlayerFactory(funded="100.00")
     round_id = closed_round(game_client, player)
     response = game_client.post(f"/api/game/v1/rounds/{round_id}/extras/", {"extras": [
-        {"bet": "m\x00", "kind": "insurance"}, {"bet": ["m"], "kind": "insurance"}, {"bet": "m", "kind": ["x"]},
+        {"bet": "", "kind": "insurance"}, {"bet": ["m"], "kind": "insurance"}, {"bet": "m", "kind": ["x"]},
         {"bet": "m", "kind": "insurance", "hand": True}, {"bet": "m", "kind": "double", "cards": [1, 2]},
-        {"bet": "m", "kind": "double", "cards": ["5H\x00", "6D"]}, "x",
+        {"bet": "m", "kind": "double", "cards": ["5H" * 5, "6D"]}, "x",
     ]}, format="json")
     assert response.status_code == 422 and response.json()["code"] == "none_accepted", response.content[:300]
     assert [r["error"]["code"] for r in response.json()["results"]] == ["invalid_input"] * 7
@@ -374,10 +372,11 @@ def test_request_fields_take_their_json_type_only(eur, game_client, path, body):
 @pytest.mark.postgresql
 def test_surrogate_pairs_and_large_finite_numbers_are_kept(eur, game_client):
     round_id = closed_round(game_client, PlayerFactory(funded="100.00"))
-    body = r'{"events": [{"kind": "decision", "text": "\ud83c\udca1 ok", "x": 1e300}]}'
+    body = r'{"events": [{"kind": "decision", "action": "hit", "text": "\ud83c\udca1 ok", "x": 1e300}]}'
     response = game_client.post(f"/api/game/v1/rounds/{round_id}/events/", body, content_type="application/json")
     assert response.status_code == 201, response.content
-    assert RoundEvent.objects.get(kind="decision").payload == {"text": "\U0001f0a1 ok", "x": 10**300}
+    assert RoundEvent.objects.get(kind="decision").payload == {"action": "hit", "text": "\U0001f0a1 ok",
+                                                              "x": 10**300}
 
 
 def test_rejected_bet_events_store_infinite_floats_as_text():

@@ -9,7 +9,14 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
-from delivery.api.common import JSONOnly, KeyThrottle, SafeJSONParser, bearer_credential, refuse_repeated_query_params
+from delivery.api.common import (
+    JSONOnly,
+    KeyThrottle,
+    SafeJSONParser,
+    bearer_credential,
+    refuse_nul_query_params,
+    refuse_repeated_query_params,
+)
 from tables.models import StudioAPIKey
 from tables.studios import check_studio_round
 
@@ -69,7 +76,8 @@ class GameAPIView(JSONOnly, APIView):
     per service account (scope ``game_server``, ``GAME_SERVER_API_RATE``), JSON only, the strict
     parser and the error format of ``delivery.api.common``. ``studio`` is the caller's studio, ``actor()``
     the services' actor arguments; ``own_round(pk)`` refuses another studio's round as unknown.
-    A query parameter given more than once is refused (400 ``invalid_input``)."""
+    A query parameter given more than once or holding a NUL character is refused (400
+    ``invalid_input``)."""
 
     authentication_classes = [StudioKeyAuthentication]
     permission_classes = [IsGameServer]
@@ -83,6 +91,7 @@ class GameAPIView(JSONOnly, APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         refuse_repeated_query_params(request)
+        refuse_nul_query_params(request)
 
     @property
     def studio(self):

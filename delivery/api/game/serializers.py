@@ -1,13 +1,21 @@
 """Serializers of the game-server API: request shapes (validated here only for their JSON types,
-strictly: ``Strict*Field``; amounts stay raw so that ``accounts.money.parse_amount`` rejects floats
-as ``invalid_amount``) and response shapes. Money in answers is a decimal string with exactly the
-currency's minor units (``Money``: the serializer's context gives them, ``{"minor_units": 2}``)."""
+strictly: ``Strict*Field``, and their keys: ``StrictSerializer`` refuses any other; amounts stay
+raw so that ``accounts.money.parse_amount`` rejects floats as ``invalid_amount``) and response
+shapes. Money in answers is a decimal string with exactly the currency's minor units (``Money``:
+the serializer's context gives them, ``{"minor_units": 2}``)."""
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.money import amount_string
-from delivery.api.common import AmountField, ErrorSerializer, StrictBooleanField, StrictCharField, StrictIntegerField
+from delivery.api.common import (
+    AmountField,
+    ErrorSerializer,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+)
 from delivery.api.player.serializers import AMOUNT_SCHEMA
 from tables.models import Round, RoundEvent, Table, TableLimit
 from wagering.models import Bet, BetExtra
@@ -55,7 +63,7 @@ class TableSerializer(serializers.ModelSerializer):
                                context={"minor_units": table.currency.minor_units}).data
 
 
-class OpenRoundSerializer(serializers.Serializer):
+class OpenRoundSerializer(StrictSerializer):
     external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
     shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1,
                               help_text="Sequence number of the shoe; a new one starts a new shoe.")
@@ -101,12 +109,15 @@ class RoundEventSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class PlayEventsSerializer(serializers.Serializer):
+class PlayEventsSerializer(StrictSerializer):
     events = serializers.ListField(
         child=serializers.DictField(), min_length=1, max_length=500,
         help_text='Each {"kind": "card_scanned" | "card_rescanned" | "decision" | "auto_play", ...details}: '
                   'card_scanned {"card": "AS", "to": "dealer" | "seat:N" | "player"}, card_rescanned {"to", '
-                  '"card" (the read that replaces the last card scanned to "to"; none while unreadable)}.')
+                  '"card" (the read that replaces the last card scanned to "to"; none while unreadable)}, '
+                  'decision and auto_play {"seat": N (none at a boundless table), "action": "hit" | "stand" | '
+                  '"double" | "split" | "surrender" (the variant\'s; auto_play: hit or stand), "hand": 1 | 2 '
+                  '(optional), "record_id" (optional: the bet)}; other keys are kept as given.')
 
 
 class RoundDetailSerializer(RoundSerializer):
@@ -185,7 +196,7 @@ class BetBatchResultSerializer(serializers.Serializer):
     results = BetOutcomeSerializer(many=True)
 
 
-class ExtraRequestSerializer(serializers.Serializer):
+class ExtraRequestSerializer(StrictSerializer):
     bet = StrictCharField(help_text="The bet's record id.")
     kind = serializers.ChoiceField(choices=BetExtra.Kind.choices)
     hand = StrictIntegerField(min_value=1, max_value=2, default=1)
@@ -210,12 +221,12 @@ class ExtraBatchResultSerializer(serializers.Serializer):
     results = ExtraOutcomeSerializer(many=True)
 
 
-class ResultRequestSerializer(serializers.Serializer):
+class ResultRequestSerializer(StrictSerializer):
     record = serializers.JSONField(help_text="The round record (docs/round-record.md).")
     cut_card_out = StrictBooleanField(default=False)
 
 
-class ReasonSerializer(serializers.Serializer):
+class ReasonSerializer(StrictSerializer):
     reason = StrictCharField(max_length=500)
 
 

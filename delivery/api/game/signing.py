@@ -1,7 +1,8 @@
 """Request signing of the game-server API, an option per service account next to TLS: a key with
 a ``signing_secret`` must sign every request.
 
-Headers: ``X-Signature-Timestamp`` (Unix seconds, an integer), ``X-Signature-Nonce`` (a value the
+Headers: ``X-Signature-Timestamp`` (Unix seconds, an integer in ASCII digits only: no sign,
+fraction or exponent), ``X-Signature-Nonce`` (a value the
 client chooses anew for every request, a retry included: 16 to 64 letters, digits, ``-`` or
 ``_``, e.g. a UUID) and ``X-Signature`` (lowercase hex HMAC-SHA256 with the key's signing secret
 of ``<timestamp>\n<nonce>\n<METHOD>\n<target>\n`` followed by the raw body bytes).
@@ -64,9 +65,11 @@ def verify(request, secret, account):
     (its key's id) has not used before."""
     timestamp, given = request.headers.get(TIMESTAMP_HEADER, ""), request.headers.get(SIGNATURE_HEADER, "")
     nonce = request.headers.get(NONCE_HEADER, "")
-    if not timestamp.isascii() or not timestamp.isdigit() or not given or not nonce:
+    if not timestamp or not given or not nonce:
         raise exceptions.AuthenticationFailed(f"This service account signs its requests: {TIMESTAMP_HEADER}, "
                                               f"{NONCE_HEADER} and {SIGNATURE_HEADER} are required.")
+    if not timestamp.isascii() or not timestamp.isdigit():
+        raise exceptions.AuthenticationFailed(f"{TIMESTAMP_HEADER} must be whole seconds since the epoch, digits only.")
     if not NONCE.fullmatch(nonce):
         raise exceptions.AuthenticationFailed(
             f"{NONCE_HEADER} is 16 to 64 letters, digits, '-' or '_', new for every request.")

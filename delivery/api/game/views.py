@@ -11,6 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, 
 from rest_framework import status
 from rest_framework.response import Response
 
+from delivery.api.common import unknown_keys
 from settlement.results import record_result
 from settlement.voids import cancel
 from tables.exceptions import InvalidInput, NotFound
@@ -37,8 +38,20 @@ def _valid(serializer_class, data):
     return serializer.validated_data
 
 
+def _known_keys(data, fields):
+    """``data`` (a request body, an object), or ``InvalidInput`` naming the keys it holds beyond
+    ``fields`` (as a ``StrictSerializer`` body)."""
+    unknown = unknown_keys(data, fields)
+    if unknown:
+        raise InvalidInput("; ".join(f"{key}: unknown field" for key in unknown))
+    return data
+
+
 def _batch(items, name):
-    """``items`` (a batch's list), or ``InvalidInput`` when it holds more than ``MAX_BATCH``."""
+    """``items`` (a batch's list), or ``InvalidInput`` when it is empty or holds more than
+    ``MAX_BATCH``."""
+    if not items:
+        raise InvalidInput(f"{name}: at least one item is required")
     if len(items) > MAX_BATCH:
         raise InvalidInput(f"{name}: at most {MAX_BATCH} items per request, not {len(items)}")
     return items
@@ -138,15 +151,16 @@ class BetsView(GameAPIView):
         round_ = _loaded(self.own_round(pk))
         data = request.data
         if isinstance(data, dict) and isinstance(data.get("bets"), list):
-            outcomes = place_bets(round_id=pk, bets=_batch(data["bets"], "bets"), amounts_as_strings=True,
-                                  **self.actor())
+            outcomes = place_bets(round_id=pk, bets=_batch(_known_keys(data, ["bets"])["bets"], "bets"),
+                                  amounts_as_strings=True, **self.actor())
             results = [_outcome(o, _money(round_)) for o in outcomes]
             return _batch_response(results, status.HTTP_201_CREATED if any(o.created for o in outcomes)
                                    else status.HTTP_200_OK)
         if not isinstance(data, dict):
             data = {}
         fields = ("key", "player", "type", "stake", "seat", "record_id")
-        outcome = place_bet(round_id=pk, **{f: data.get(f) for f in fields}, amounts_as_strings=True,
+        outcome = place_bet(round_id=pk, **{f: _known_keys(data, fields).get(f) for f in fields},
+                            amounts_as_strings=True,
                             **self.actor())
         return Response(_outcome(outcome, _money(round_)),
                         status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
@@ -180,7 +194,8 @@ class ExtrasView(GameAPIView):
         round_ = _loaded(self.own_round(pk))
         data = request.data
         if isinstance(data, dict) and isinstance(data.get("extras"), list):
-            outcomes = add_extra_stakes(round_id=pk, extras=_batch(data["extras"], "extras"), **self.actor())
+            outcomes = add_extra_stakes(round_id=pk, extras=_batch(_known_keys(data, ["extras"])["extras"], "extras"),
+                                        **self.actor())
             return _batch_response([_extra_outcome(o, _money(round_)) for o in outcomes], status.HTTP_200_OK)
         outcome = add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, data), **self.actor())
         return Response(_extra_outcome(outcome, _money(round_)))

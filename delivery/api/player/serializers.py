@@ -9,8 +9,8 @@ from rest_framework import serializers
 
 from accounts.models import Account, LedgerEntry
 from accounts.money import amount_string
-from delivery.api.common import StrictCharField, StrictIntegerField
-from settlement.audit import MAX_REASON, NUL_REFUSED
+from delivery.api.common import StrictCharField, StrictIntegerField, StrictSerializer
+from settlement.audit import MAX_REASON
 from settlement.models import Dispute
 from wagering.models import Bet, BetExtra, bet_money
 
@@ -388,14 +388,8 @@ class DisputeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ReasonField(StrictCharField):
-    """A reason (``REASON_PATTERN``): a NUL gets ``NUL_REFUSED``, the admin's answer."""
-
-    nul_message = NUL_REFUSED
-
-
-class DisputeRequestSerializer(serializers.Serializer):
+class DisputeRequestSerializer(StrictSerializer):
     bets = serializers.ListField(child=StrictIntegerField(min_value=1, max_value=MAX_ID), min_length=1,
                                  max_length=100, help_text="Ids of your bets (one currency).")
-    reason = ReasonField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
-                                   help_text="What is wrong, in your words.")
+    reason = StrictCharField(max_length=MAX_REASON, validators=[RegexValidator(REASON_PATTERN, "write a reason")],
+                             help_text="What is wrong, in your words.")
