@@ -1,4 +1,5 @@
-"""Migration operations the apps share: beat jobs created when missing, and rows made immutable.
+"""Migration operations the apps share: beat jobs created when missing, rows made immutable, and
+SQL run on PostgreSQL only.
 
 Both are ``RunPython`` operations for hand-written migrations (a migration that uses
 ``beat_jobs`` depends on django-celery-beat's migrations; one that uses ``immutable_rows``, on
@@ -43,5 +44,20 @@ def immutable_rows(table):
     def backwards(apps, schema_editor):
         if schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {trigger} ON {table}", params=None)
+
+    return migrations.RunPython(forwards, backwards)
+
+
+def postgresql_only(sql, reverse):
+    """Run ``sql`` (statements of PostgreSQL's own: functions, triggers, indexes) on PostgreSQL and
+    nothing on other databases; reversed by ``reverse``."""
+
+    def forwards(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(sql, params=None)
+
+    def backwards(apps, schema_editor):
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(reverse, params=None)
 
     return migrations.RunPython(forwards, backwards)

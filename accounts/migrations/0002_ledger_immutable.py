@@ -3,6 +3,8 @@ only by test teardown, is not affected)."""
 
 from django.db import migrations
 
+from adminkit.schema import postgresql_only
+
 SQL = """
 CREATE OR REPLACE FUNCTION ledger_row_immutable() RETURNS trigger AS $$
 BEGIN
@@ -21,16 +23,6 @@ DROP FUNCTION IF EXISTS ledger_row_immutable();
 """
 
 
-def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL, params=None)
-
-
-def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE, params=None)
-
-
 class Migration(migrations.Migration):
     dependencies = [("accounts", "0001_initial")]
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [postgresql_only(SQL, REVERSE)]

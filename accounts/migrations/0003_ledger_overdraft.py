@@ -6,6 +6,8 @@ statement (which may be a transaction of its own) and writes nothing."""
 
 from django.db import migrations
 
+from adminkit.schema import postgresql_only
+
 SQL = """
 CREATE OR REPLACE FUNCTION ledger_overdraft(posting_key text, wallet bigint, holds numeric, needs numeric)
 RETURNS numeric AS $$
@@ -18,16 +20,6 @@ $$ LANGUAGE plpgsql;
 REVERSE = "DROP FUNCTION IF EXISTS ledger_overdraft(text, bigint, numeric, numeric);"
 
 
-def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL, params=None)
-
-
-def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE, params=None)
-
-
 class Migration(migrations.Migration):
     dependencies = [("accounts", "0002_ledger_immutable")]
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [postgresql_only(SQL, REVERSE)]

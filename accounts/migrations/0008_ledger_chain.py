@@ -17,6 +17,7 @@ computes them with, and the transactions written before this migration linked in
 from django.db import migrations, models
 
 from accounts.chain import content, link
+from adminkit.schema import postgresql_only
 
 SQL = """
 CREATE OR REPLACE FUNCTION ledger_field(value text) RETURNS text
@@ -50,16 +51,6 @@ DROP FUNCTION IF EXISTS ledger_field(text);
 """
 
 CHUNK = 5000
-
-
-def functions(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL, params=None)
-
-
-def drop_functions(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE, params=None)
 
 
 def link_earlier_transactions(apps, schema_editor):
@@ -111,6 +102,6 @@ class Migration(migrations.Migration):
                             field=models.BinaryField(blank=True, editable=False, null=True)),
         migrations.AddField(model_name="ledgertransaction", name="chain_hash",
                             field=models.BinaryField(blank=True, editable=False, null=True)),
-        migrations.RunPython(functions, drop_functions),
+        postgresql_only(SQL, REVERSE),
         migrations.RunPython(link_earlier_transactions, migrations.RunPython.noop),
     ]

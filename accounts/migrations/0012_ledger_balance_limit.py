@@ -6,6 +6,8 @@ statement and writes nothing (``accounts.exceptions.BalanceLimit``)."""
 
 from django.db import migrations
 
+from adminkit.schema import postgresql_only
+
 SQL = """
 CREATE OR REPLACE FUNCTION ledger_balance_limit(posting_key text, wallet bigint, balance numeric)
 RETURNS numeric AS $$
@@ -18,16 +20,6 @@ $$ LANGUAGE plpgsql;
 REVERSE = "DROP FUNCTION IF EXISTS ledger_balance_limit(text, bigint, numeric);"
 
 
-def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL, params=None)
-
-
-def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(REVERSE, params=None)
-
-
 class Migration(migrations.Migration):
     dependencies = [("accounts", "0011_operator_code_unique_ignoring_case")]
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [postgresql_only(SQL, REVERSE)]
