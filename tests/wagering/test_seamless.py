@@ -5,8 +5,6 @@ reason, an exception after the debits included, has its rollback written in the 
 no decision is taken from a journal wallet's balance (seats at a round's opening, a premium
 mirror's stake, a negative wallet's alert after a void)."""
 
-import http.server
-import threading
 from decimal import Decimal
 
 import pytest
@@ -20,7 +18,7 @@ from tables.models import Round, Seat
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
 from tests.player_api.conftest import play
 from tests.wagering.helpers import deal_hand, sit
-from tests.wallets.seamless import adjustment, attempt, seamless_operator
+from tests.wallets.seamless import adjustment, answering, attempt, seamless_operator
 from wagering import extras, placement
 from wagering.closing import close_betting
 from wagering.models import Bet
@@ -177,37 +175,15 @@ def test_a_seamless_players_mirror_the_operator_cannot_cover_is_shared(cast, wal
     assert reconcile().breaches == []
 
 
-class _OkWithoutBalance(http.server.BaseHTTPRequestHandler):
-    """An operator's wallet answering every call 200 with ``body``: an OK that is no protocol answer."""
-
-    body = b'{"status": "OK"}'
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers["Content-Length"]))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(self.body)))
-        self.end_headers()
-        self.wfile.write(self.body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.mark.parametrize("body", [b'{"status": "OK"}', b'{"status": "OK", "balance": "1e3"}',
                                   b'{"status": "OK", "balance": 1000.0}', b'{"status": "OK", "balance": NaN}'])
 def test_a_stake_answered_ok_without_a_money_string_balance_is_rolled_back_not_placed(eur, body):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_OkWithoutBalance,), {"body": body}))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        f1 = seamless_operator("odd", f"http://127.0.0.1:{server.server_port}", players=("f1",))[1]["f1"]
+    with answering(body) as url:
+        f1 = seamless_operator("odd", url, players=("f1",))[1]["f1"]
         round_ = RoundFactory(table=PremiumTableFactory(currency=eur))
         sit(round_.table, 3, f1)
         [outcome] = place_bets(round_id=round_.pk, bets=[
             {"key": "odd-f1", "player": f1.game_code, "type": "main", "stake": "10.00", "seat": 3}])
-    finally:
-        server.shutdown()
-        server.server_close()
     assert outcome.error.code == "wallet_unavailable" and not Bet.objects.filter(round=round_).exists()
     debit = WalletMovement.objects.get(call=WalletMovement.Call.DEBIT)
     assert debit.state == State.UNKNOWN and "balance" in debit.last_error

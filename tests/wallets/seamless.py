@@ -1,8 +1,12 @@
 """Seamless operators for the wallet journal's tests: an operator whose wallet is a reference
 wallet process (``tests.operator_wallet.sandbox.Sandbox``), its players, and movements made by the
-platform's own services and delivered against that wallet (``failing_credit``)."""
+platform's own services and delivered against that wallet (``failing_credit``); and a wallet of
+a test's own answering every call one fixed body (``Answering``, ``answering``)."""
 
+import contextlib
+import threading
 from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from django.utils import timezone
 
@@ -62,3 +66,33 @@ def failing_credit(player, key, attempts=7):
     movement.refresh_from_db()
     assert movement.state == WalletMovement.State.PENDING and movement.attempts == attempts, movement.last_error
     return movement
+
+
+class Answering(BaseHTTPRequestHandler):
+    """An operator's wallet answering every call 200 with ``body`` (bytes, sent as JSON)."""
+
+    body = b""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def answering(body, handler=Answering, **attributes):
+    """A wallet server on a free local port, ``handler`` (an ``Answering`` class) answering
+    ``body`` with ``attributes`` set on it, while the block runs: yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (handler,), {"body": body, **attributes}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -8,14 +8,14 @@ import socket
 import threading
 import time
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 from django.core.cache import cache
 
 from tests.operator_wallet.sandbox import SECRET, free_port
 from tests.wagering.conftest import client_for
-from tests.wallets.seamless import journal_wallet, seamless_operator
+from tests.wallets.seamless import Answering, journal_wallet, seamless_operator
 from wallets import client
 from wallets.balances import BEING_ASKED, ask_balance, ask_balances
 
@@ -46,28 +46,13 @@ def test_a_wallet_that_is_not_there_says_so(db):
     assert asked.amount is None and asked.unknown.startswith("the operator's wallet did not answer: ")
 
 
-class _Answering(BaseHTTPRequestHandler):
-    body = b""
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers["Content-Length"]))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(self.body)))
-        self.end_headers()
-        self.wfile.write(self.body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def serve():
     """``serve(answer) -> url``: a wallet of the test's own answering every call ``answer`` (JSON)."""
     servers = []
 
     def start(answer):
-        handler = type("Handler", (_Answering,), {"body": json.dumps(answer).encode()})
+        handler = type("Handler", (Answering,), {"body": json.dumps(answer).encode()})
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
@@ -111,7 +96,7 @@ def test_an_answer_with_a_balance_out_of_range_is_no_balance(db, serve, balance)
 @pytest.mark.parametrize("body", [b'{"status":"OK","balance":1e999999}', b'{"status":"OK","balance":NaN}',
                                   b'{"status":"OK","balance":' + b"9" * 41 + b"}"])
 def test_a_balance_answered_as_an_out_of_range_number_is_no_balance_and_kept_as_json(db, body):
-    handler = type("Handler", (_Answering,), {"body": body})
+    handler = type("Handler", (Answering,), {"body": body})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -148,7 +133,7 @@ def test_a_wallets_balance_is_asked_once_per_interval(wallet, settings):
     assert wallet.state()["counters"]["calls"]["balance"] == 3
 
 
-class _Slow(_Answering):
+class _Slow(Answering):
     """Answers every call after ``release`` is set, counting the calls."""
 
     release, calls = None, []
