@@ -6,6 +6,9 @@ from django.utils.functional import cached_property
 
 #: A list's header counts its rows up to this many, and says "more than" past it.
 COUNT_UP_TO = 1000
+#: The deepest page a list offers (``?p=``): a larger number is read as this one (a page past the
+#: rows is the admin's empty-page answer), never an offset the database cannot hold.
+MAX_PAGE = 100_000
 
 
 class LookaheadPaginator(Paginator):
@@ -76,7 +79,7 @@ class LookaheadPaginatorMixin:
 
     def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
         try:
-            number = max(1, int(request.GET.get("p", 1)))
+            number = min(max(1, int(request.GET.get("p", 1))), MAX_PAGE)
         except ValueError:
             number = 1
         return self.paginator(queryset, per_page, number, orphans=orphans,

@@ -110,3 +110,21 @@ def test_bet_record_and_replay_queries_are_bounded(admin_client_, django_assert_
         assert admin_client_.get(reverse("admin:tables_round_change", args=[round_.pk])).status_code == 200
     with django_assert_max_num_queries(16):
         assert admin_client_.get(reverse("admin:wagering_bet_change", args=[bets[-1].pk])).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["accounts_player", "accounts_operatorapicall", "wagering_bet",
+                                  "wallets_walletmovement"])
+def test_a_page_number_past_what_the_database_holds_is_no_500(admin_client_, settled_round, name):
+    """A list's (and its objects' history's) ``?p=`` past a bigint offset is the deepest page the
+    list offers, answered as any page past the rows (the third fresh attack: 500, bigint out of range)."""
+    round_, bets = settled_round
+    model = {"accounts_player": bets[0].player, "wagering_bet": bets[0]}.get(name)
+    huge = {"p": "9" * 20}
+    assert admin_client_.get(reverse(f"admin:{name}_changelist"), huge).status_code in (200, 302)
+    if model is not None:
+        assert admin_client_.get(reverse(f"admin:{name}_history", args=[model.pk]), huge).status_code in (200, 302, 404)
+
+
+def test_a_search_text_holding_a_nul_is_ignored_with_a_message(admin_client_, settled_round):
+    response = admin_client_.get(reverse("admin:wagering_bet_changelist"), {"player": "a\x00b"})
+    assert response.status_code == 200 and "ignored" in response.content.decode()
