@@ -21,6 +21,10 @@ AMOUNT_STRING = re.compile(r"-?(0|[1-9][0-9]*)(\.([0-9]+))?")
 #: digits and 4 decimals. ``parse_amount`` refuses an amount reaching it, the ledger a posting that
 #: would bring a wallet's balance to it (``accounts.exceptions.BalanceLimit``).
 MONEY_LIMIT = Decimal(10) ** 11
+#: The most a transfer in may bring a wallet to (below it): a tenth of ``MONEY_LIMIT``, so that the
+#: payouts and refunds of the rounds a player is in always fit below ``MONEY_LIMIT`` (a payout
+#: refused there would hold the whole round's settlement, every other player's too).
+TRANSFER_BALANCE_LIMIT = MONEY_LIMIT / 10
 
 
 def _shown(value):

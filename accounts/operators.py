@@ -23,6 +23,7 @@ from django.utils.encoding import escape_uri_path
 
 from .exceptions import (
     AccountKindInUse,
+    BalanceLimit,
     CurrencyNotAllowed,
     InvalidRequest,
     UnknownPlayer,
@@ -41,7 +42,7 @@ from .models import (
     Player,
     PlayerSession,
 )
-from .money import amount_string, parse_amount
+from .money import TRANSFER_BALANCE_LIMIT, amount_string, parse_amount
 from .selectors import wallets_of
 from .services import Posting, cashier_account, deposit, post, wallet_for, withdraw
 
@@ -358,6 +359,7 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     currency loaded), ``created`` is False for a replay. Raises ``WrongWalletMode`` (a seamless
     operator), ``InvalidRequest`` (the id, the direction), ``UnknownPlayer``,
     ``CurrencyNotAllowed``, ``InvalidAmount``, ``InsufficientFunds`` (``out`` beyond the balance),
+    ``BalanceLimit`` (``in`` to ``accounts.money.TRANSFER_BALANCE_LIMIT`` or beyond),
     ``IdempotencyConflict`` (the id used for another body)."""
     _check_transfer_mode(operator)
     _checked_code(transfer_id, "transfer_id")
@@ -367,8 +369,11 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     wallet = _wallet_currency(found, currency)
     value = parse_amount(amount, wallet.currency.minor_units)
     key = f"transfer:{operator.code}:{transfer_id}"
-    lock_wallets({found.pk}, wallet.currency)  # a concurrent retry of this key waits here for the first
+    locked = lock_wallets({found.pk}, wallet.currency)[found.pk]  # a concurrent retry of this key waits here
     created = not LedgerTransaction.objects.filter(key=key).exists()
+    if created and direction == Direction.IN and locked.balance + value >= TRANSFER_BALANCE_LIMIT:
+        raise BalanceLimit(f"a transfer in may bring a wallet below {amount_string(TRANSFER_BALANCE_LIMIT, 0)}, "
+                           f"not to {amount_string(locked.balance + value, wallet.currency.minor_units)}")
     move = deposit if direction == Direction.IN else withdraw
     txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")
     entry = txn.entries.get(account=wallet)

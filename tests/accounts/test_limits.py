@@ -14,7 +14,7 @@ from django.test import Client
 from accounts import services as ledger
 from accounts.exceptions import BalanceLimit, InvalidAmount
 from accounts.models import Currency, LedgerTransaction
-from accounts.money import MONEY_LIMIT, parse_amount
+from accounts.money import MONEY_LIMIT, TRANSFER_BALANCE_LIMIT, parse_amount
 from accounts.reconcile import reconcile
 from tests.factories import operator_with_players
 
@@ -90,10 +90,25 @@ def test_a_transfer_in_of_too_large_an_amount_is_a_400_and_moves_nothing():
 
 
 def test_a_transfer_in_that_would_bring_a_wallet_to_the_limit_is_a_409_and_moves_nothing():
-    operator, key, players = operator_with_players("acme", ["p1"], funded=TOP)
+    operator, key, players = operator_with_players("acme", ["p1"])
     wallet = players["p1"].wallets.get(currency="EUR")
+    ledger.deposit(wallet=wallet, amount=Decimal(TOP), key="won:top")  # as winnings bring it there
     status, content_type, answer = transfer_in(key, "0.01", "T-over")
     assert (status, content_type, answer.get("code")) == (409, "application/json", "balance_limit")
     assert answer["detail"]
     assert posted(wallet) == (Decimal(TOP), 1)
     assert transfer_in(key, "0.01", "T-over")[0] == 409  # the transfer id stays free: still refused
+
+
+def test_a_transfer_in_leaves_the_rounds_room_below_the_limit():
+    """A transfer in may bring a wallet below ``TRANSFER_BALANCE_LIMIT`` only (a tenth of the
+    limit): the short fresh attack paid a wallet in to 99,999,999,999.99 with stakes open, and the
+    round's payout, refused at the limit, held every other player's settlement."""
+    operator, key, players = operator_with_players("acme", ["p1"])
+    wallet = players["p1"].wallets.get(currency="EUR")
+    top = TRANSFER_BALANCE_LIMIT - Decimal("0.01")
+    assert transfer_in(key, str(top), "T-top")[0] == 201
+    status, _, answer = transfer_in(key, "0.01", "T-past")
+    assert (status, answer["code"]) == (409, "balance_limit") and "10000000000" in answer["detail"]
+    assert posted(wallet) == (top, 1)
+    assert transfer_in(key, str(top), "T-top")[0] == 200  # its replay still answers
