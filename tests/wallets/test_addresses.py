@@ -24,28 +24,20 @@ from wagering.placement import place_bets
 from wallets.client import send_many
 from wallets.models import WalletMovement
 
-from .seamless import adjustment, attempt, seamless_operator
+from .seamless import Answering, adjustment, attempt, seamless_operator
 
 LOOPBACK = [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
 
 
-class _Counting(http.server.BaseHTTPRequestHandler):
+class _Counting(Answering):
     """A wallet that answers OK to anything and counts the requests it received."""
 
+    body = b'{"status": "OK", "balance": "1.00"}'
     hits = []
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
         _Counting.hits.append(self.path)
-        body = b'{"status": "OK", "balance": "1.00"}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+        super().do_POST()
 
 
 @pytest.fixture(scope="module")
