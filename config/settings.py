@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "config.web",  # its runserver (a deep listen queue) before staticfiles' own
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
