@@ -4,6 +4,7 @@ gunicorn with the project's ``gunicorn.conf.py`` answers its own refusals (a req
 headers too large, a malformed request) as the APIs' JSON errors; neither logs a secret of a
 path (``delivery.api.operator.redaction``)."""
 
+import json
 import os
 import selectors
 import signal
@@ -124,3 +125,50 @@ def test_runserver_logs_no_session_token_of_a_path(runserver):
     logged = log.read_text()
     assert '"DELETE /api/operator/v1/sessions/(token) HTTP/1.1" 401' in logged, logged
     assert "secret-token-1" not in logged
+
+
+@pytest.fixture(params=[[], ["--threads", "2", "-k", "config.web.gunicorn.ThreadWorker"]], ids=["sync", "gthread"])
+def gunicorn(request, tmp_path):
+    """``gunicorn config.wsgi`` from the checkout's root, as README's "Web processes in production"
+    runs it (one worker; sync, or gthread as README says to start it), its access log on."""
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "1", "-b", f"127.0.0.1:{GUNICORN_PORT}",
+               "--access-logfile", "-", *request.param]
+    with server(command, GUNICORN_PORT, sqlite_env(tmp_path), tmp_path / "gunicorn.log"):
+        yield tmp_path / "gunicorn.log"
+
+
+def answer_of(raw):
+    """``(status, headers, body)`` of the raw HTTP answer ``raw``."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+@pytest.mark.parametrize("request_bytes, status, code", [
+    (get("/api/v1/me?q=" + "x" * 5000, GUNICORN_PORT), 414, "request_line_too_long"),
+    (b"GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"x" * 9000 + b"\r\n\r\n", 431,
+     "request_headers_too_large"),
+    (b"GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(120)) + b"\r\n",
+     431, "request_headers_too_large"),
+    (b"NOT AN HTTP REQUEST\r\n\r\n", 400, "bad_request"),
+    (b"GET /api/v1/me HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", 400, "bad_request"),
+])
+def test_gunicorn_answers_its_own_refusals_as_json(gunicorn, request_bytes, status, code):
+    sock = socket.create_connection(("127.0.0.1", GUNICORN_PORT))
+    answered, headers, body = answer_of(exchange(sock, request_bytes))
+    assert answered == status, body
+    assert headers["content-type"] == "application/json"
+    assert int(headers["content-length"]) == len(body)
+    answer = json.loads(body)
+    assert set(answer) == {"code", "detail"} and answer["code"] == code and answer["detail"].endswith(".")
+
+
+def test_gunicorn_logs_no_session_token_of_a_path(gunicorn):
+    for request_bytes in (get("/api/operator/v1/sessions/secret-token-1", GUNICORN_PORT, method="DELETE"),
+                          b"DELETE /api/operator/v1/sessions/secret-token-2 HTTP/1.1 extra\r\n\r\n"):
+        exchange(socket.create_connection(("127.0.0.1", GUNICORN_PORT)), request_bytes)
+    time.sleep(0.5)  # the access line is written after the answer
+    logged = gunicorn.read_text()
+    assert '"DELETE /api/operator/v1/sessions/(token) HTTP/1.1" 401' in logged, logged
+    assert "secret-token" not in logged, logged

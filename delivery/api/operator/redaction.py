@@ -1,6 +1,6 @@
 """Secrets in the operator API's paths: ``DELETE sessions/{token}`` carries the player's session
 token in its path (``POST sessions/end`` takes it in the body instead). What stores or logs a path
-(the calls' audit, ``config.logs``, ``config.gunicorn``) shows it through ``redact_secrets``."""
+(the calls' audit, ``config.logs``, ``config.web.gunicorn``) shows it through ``redact_secrets``."""
 
 import re
 
