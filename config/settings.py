@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "config.web",  # its runserver (a deep listen queue) before staticfiles' own
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
@@ -162,10 +163,19 @@ STATIC_URL = "static/"
 # or not (make run and make serve collect them; in production run collectstatic on every deploy).
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
+# The loggers that write request paths redact the secrets in them (config.logs); django.server
+# (runserver's access lines) keeps Django's own handler and format.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact_secrets": {"()": "config.logs.RedactSecrets"}},
+    "formatters": {"django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}",
+                                     "style": "{"}},
+    "handlers": {"console": {"class": "logging.StreamHandler"},
+                 "django.server": {"class": "logging.StreamHandler", "formatter": "django.server", "level": "INFO"}},
+    "loggers": {"django.request": {"filters": ["redact_secrets"]},
+                "django.server": {"handlers": ["django.server"], "filters": ["redact_secrets"], "level": "INFO",
+                                  "propagate": False}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="WARNING")},
 }
 
