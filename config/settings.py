@@ -90,6 +90,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # a kept connection the database ended is replaced before use
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite has one writer at a time. Each transaction takes the write lock when it begins
     # (IMMEDIATE), so two requests never deadlock upgrading a read lock; a writer waits up to
@@ -240,6 +241,10 @@ CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=None)  # only tests
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker keeps its database connection from task to task under CONN_MAX_AGE and the health check,
+# as a web process does from request to request (config.celery.reuse_database_connection); Celery's
+# own Django fixup would close it around every task, so each settlement would connect first.
+CELERY_DB_REUSE_MAX = 2**31
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=240)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=300)
 # Longest countdown/ETA any task of ours uses; the Redis visibility timeout must exceed it and
