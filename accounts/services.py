@@ -18,7 +18,7 @@ from django.utils import timezone
 from . import chain
 from .exceptions import BalanceLimit, CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
-from .money import MONEY_LIMIT, parse_amount
+from .money import MONEY_LIMIT, amount_string, parse_amount
 from .sql import BY_KEY, array_sql, execute_binary, instances, number_array
 
 Kind = LedgerTransaction.Kind
@@ -256,8 +256,8 @@ def _post_postgresql(postings, allow_negative, now):
         diag = getattr(error.__cause__, "diag", None)
         if diag is not None and diag.constraint_name == "wallet_not_negative":
             raise InsufficientFunds(diag.message_primary) from None
-        if diag is not None and diag.constraint_name == "wallet_balance_limit":
-            raise BalanceLimit(diag.message_primary) from None
+        if diag is not None and diag.constraint_name == "wallet_balance_limit":  # "<key>: wallet <id> would hold..."
+            raise _balance_limit(postings, diag.message_primary.rpartition(": wallet ")[0]) from None
         if diag is not None and diag.constraint_name == "ledger_key_taken_meanwhile":
             raise IdempotencyConflict(diag.message_primary) from None
         raise
@@ -268,6 +268,16 @@ def _post_postgresql(postings, allow_negative, now):
         else:
             wallets[pk] = [balance, flagged]
     return written, wallets
+
+
+def _balance_limit(postings, key):
+    """The ``BalanceLimit`` of the posting ``key`` of ``postings`` (else the first) that would bring a
+    wallet to ``MONEY_LIMIT``: its sentence, for any API, names no posting, wallet or balance, and
+    shows the bound in the minor units of the posting's currency."""
+    posting = next((p for p in postings if p.key == key), postings[0])
+    minor_units = posting.source.currency.minor_units  # loaded by ``_validated``: no query in a failed statement
+    return BalanceLimit(f"the player's wallet would reach the platform's bound on a balance, "
+                        f"{amount_string(MONEY_LIMIT, minor_units)} either way: nothing was moved")
 
 
 def _computed(postings, locked, taken, allow_negative, now):
@@ -299,7 +309,7 @@ def _computed(postings, locked, taken, allow_negative, now):
                                                 f"{wallet[0] - amount}, needs {-amount}")
                     wallet[1] = True
                 if abs(wallet[0]) >= MONEY_LIMIT:
-                    raise BalanceLimit(f"{p.key}: wallet {account.pk} would hold {wallet[0]}")
+                    raise _balance_limit(postings, p.key)
                 balance_after = wallet[0]
             entries.append((p.key, account.pk, amount, balance_after))
             legs.append((account.pk, amount, balance_after))
