@@ -72,6 +72,16 @@ def test_rules_8_two_stacked_bets_at_once_exactly_one_accepted():
     assert Bet.objects.count() == 1 and balance(player) == Decimal("90.00")
 
 
+def test_20_stacked_transfer_bets_at_once_take_one_stake():
+    """The transfer half of the seamless test below: one stake posted, 19 refused as stacked."""
+    CurrencyFactory(code="EUR")
+    player = PlayerFactory(funded="1000.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    results = run_at_once([bet_job(round_.pk, f"k{i}", player.code, "10.00") for i in range(20)])
+    assert sorted(getattr(r, "code", "placed") for r in results) == ["bet_stacked"] * 19 + ["placed"]
+    assert LedgerTransaction.objects.filter(kind="stake").count() == 1 and balance(player) == Decimal("990.00")
+
+
 def test_same_key_ten_times_at_once_is_one_bet_one_debit():
     CurrencyFactory(code="EUR")
     player = PlayerFactory(funded="100.00")
