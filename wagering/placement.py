@@ -347,7 +347,9 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     studio (``tables.models.StudioAgreement``) bets; any other code, known or not, is
     ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
-    type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
+    type in a round (RULES 6, 7, 8: ``bet_stacked``; a position a concurrent call's stake debit
+    holds, sent and its bet not placed yet, is ``bet_stacked`` too, and its own debit never
+    sent), RULES 6 and 9 (seats, behind, mirrors). A
     key seen before at the round's table returns its bet(s) with ``created=False`` and no second
     debit, whether or not its player may stake now (the rules above are a new bet's); the same key
     with another body (player, type, seat, stake, record id) is rejected with
