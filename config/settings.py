@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.errors.refuse_unknown_hosts",  # first: an API request to a host not served is a JSON 400
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves STATIC_ROOT (manage.py collectstatic)
     "django.contrib.sessions.middleware.SessionMiddleware",
