@@ -372,7 +372,8 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
     locked = lock_wallets({found.pk}, wallet.currency)[found.pk]  # a concurrent retry of this key waits here
     created = not LedgerTransaction.objects.filter(key=key).exists()
     if created and direction == Direction.IN and locked.balance + value >= TRANSFER_BALANCE_LIMIT:
-        raise BalanceLimit(f"a transfer in may bring a wallet below {amount_string(TRANSFER_BALANCE_LIMIT, 0)}, "
+        raise BalanceLimit(f"a transfer in may bring a wallet below "
+                           f"{amount_string(TRANSFER_BALANCE_LIMIT, wallet.currency.minor_units)}, "
                            f"not to {amount_string(locked.balance + value, wallet.currency.minor_units)}")
     move = deposit if direction == Direction.IN else withdraw
     txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")

@@ -18,7 +18,7 @@ from django.utils import timezone
 from . import chain
 from .exceptions import BalanceLimit, CurrencyMismatch, IdempotencyConflict, InsufficientFunds
 from .models import DEFAULT_OPERATOR, Account, LedgerEntry, LedgerTransaction, Operator, Player
-from .money import MONEY_LIMIT, parse_amount
+from .money import MONEY_LIMIT, amount_string, parse_amount
 from .sql import BY_KEY, array_sql, execute_binary, instances, number_array
 
 Kind = LedgerTransaction.Kind
@@ -254,10 +254,11 @@ def _post_postgresql(postings, allow_negative, now):
         rows = execute_binary(_POST_SQL.format(**fields), params, prepare=True)
     except IntegrityError as error:
         diag = getattr(error.__cause__, "diag", None)
+        key = (getattr(diag, "message_primary", None) or "").rpartition(": wallet ")[0]  # "<key>: wallet <id> ..."
         if diag is not None and diag.constraint_name == "wallet_not_negative":
-            raise InsufficientFunds(diag.message_primary) from None
+            raise _insufficient_funds(postings, key) from None
         if diag is not None and diag.constraint_name == "wallet_balance_limit":
-            raise BalanceLimit(diag.message_primary) from None
+            raise _balance_limit(postings, key) from None
         if diag is not None and diag.constraint_name == "ledger_key_taken_meanwhile":
             raise IdempotencyConflict(diag.message_primary) from None
         raise
@@ -268,6 +269,29 @@ def _post_postgresql(postings, allow_negative, now):
         else:
             wallets[pk] = [balance, flagged]
     return written, wallets
+
+
+def _refused(postings, key):
+    """``(posting, its currency's minor units)``: the posting ``key`` of ``postings`` (else the
+    first) that a post refuses. The refusals' sentences, for any API, name no posting, wallet or
+    balance, and show money in those minor units."""
+    posting = next((p for p in postings if p.key == key), postings[0])
+    return posting, posting.source.currency.minor_units  # loaded by ``_validated``: no query in a failed statement
+
+
+def _insufficient_funds(postings, key):
+    """The ``InsufficientFunds`` of the posting ``key`` (``_refused``) a wallet cannot cover."""
+    posting, minor_units = _refused(postings, key)
+    return InsufficientFunds(f"the player's wallet cannot cover {amount_string(posting.amount, minor_units)}: "
+                             "nothing was moved")
+
+
+def _balance_limit(postings, key):
+    """The ``BalanceLimit`` of the posting ``key`` (``_refused``) that would bring a wallet to
+    ``MONEY_LIMIT``."""
+    _, minor_units = _refused(postings, key)
+    return BalanceLimit(f"the player's wallet would reach the platform's bound on a balance, "
+                        f"{amount_string(MONEY_LIMIT, minor_units)} either way: nothing was moved")
 
 
 def _computed(postings, chains, locked, taken, allow_negative, now):
@@ -296,11 +320,10 @@ def _computed(postings, chains, locked, taken, allow_negative, now):
                 wallet[0] += amount
                 if wallet[0] < 0 and account not in journals:
                     if amount < 0 and not allow_negative:
-                        raise InsufficientFunds(f"{p.key}: wallet {account} holds "
-                                                f"{wallet[0] - amount}, needs {-amount}")
+                        raise _insufficient_funds(postings, p.key)
                     wallet[1] = True
                 if abs(wallet[0]) >= MONEY_LIMIT:
-                    raise BalanceLimit(f"{p.key}: wallet {account} would hold {wallet[0]}")
+                    raise _balance_limit(postings, p.key)
                 balance_after = wallet[0]
             entries.append((p.key, account, amount, balance_after))
             legs.append((account, amount, balance_after))

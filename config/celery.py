@@ -11,7 +11,7 @@ import os
 from billiard.exceptions import WorkerLostError
 from celery import Celery
 from celery.contrib.django.task import DjangoTask
-from celery.signals import task_retry, worker_process_init, worker_ready
+from celery.signals import task_postrun, task_prerun, task_retry, worker_process_init, worker_ready
 from celery.worker.request import Request
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -80,6 +80,22 @@ def tune_garbage_collector(**kwargs):
     and collect the young generation every ``WORKER_GC_THRESHOLD`` allocations."""
     gc.freeze()
     gc.set_threshold(WORKER_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
+@task_prerun.connect
+@task_postrun.connect
+def reuse_database_connection(task=None, **kwargs):
+    """Before and after every task a worker runs, Django's rule for a kept connection
+    (``close_old_connections``: closed once older than ``CONN_MAX_AGE``, or unusable after an
+    error; ``CONN_HEALTH_CHECKS`` checks it before its next use): the next task runs on the same
+    connection otherwise, without connecting first or a new backend's cold caches
+    (``CELERY_DB_REUSE_MAX`` keeps Celery from closing it). An eager task (run in its caller's
+    process, maybe inside its transaction) leaves the caller's connection alone."""
+    if getattr(task.request, "is_eager", False):
+        return
+    from django.db import close_old_connections  # Django is set up once a worker runs tasks
+
+    close_old_connections()
 
 
 @app.task(name="config.health_check", ignore_result=False)

@@ -1,7 +1,11 @@
 """Project error views (``handler400`` / ``handler404`` / ``handler500`` in ``config.urls``): under
 ``/api/`` the APIs' JSON error body ``{"code", "detail"}``, anywhere else (the admin) Django's own
-pages."""
+pages; and ``refuse_unknown_hosts``, the first middleware, for a request whose ``Host`` is not in
+``ALLOWED_HOSTS``."""
 
+import logging
+
+from django.core.exceptions import DisallowedHost
 from django.http import JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
@@ -44,3 +48,26 @@ def server_error(request):
     if _is_api(request):
         return JsonResponse({"code": "server_error", "detail": "Server error."}, status=500)
     return defaults.server_error(request)
+
+
+#: The sentence of ``host_refused``: the problem, never the hosts served.
+HOST_REFUSED = ("the request's Host header names a host this server does not answer: "
+                "send the host name of the platform's URL (the server's ALLOWED_HOSTS setting)")
+
+
+def refuse_unknown_hosts(get_response):
+    """Middleware (the first): a request under ``/api/`` whose ``Host`` is not in ``ALLOWED_HOSTS``
+    is answered 400 ``host_refused``, JSON, DEBUG or not, and logged as Django logs it
+    (``django.security.DisallowedHost``); anywhere else Django's answer stands (its 400 page)."""
+
+    def middleware(request):
+        if _is_api(request):
+            try:
+                request.get_host()
+            except DisallowedHost as refused:
+                logging.getLogger("django.security.DisallowedHost").error(
+                    str(refused), extra={"status_code": 400, "request": request})
+                return JsonResponse({"code": "host_refused", "detail": HOST_REFUSED}, status=400)
+        return get_response(request)
+
+    return middleware

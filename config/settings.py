@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "config.web",  # its runserver (a deep listen queue) before staticfiles' own
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
@@ -55,6 +56,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.errors.refuse_unknown_hosts",  # first: an API request to a host not served is a JSON 400
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves STATIC_ROOT (manage.py collectstatic)
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -89,6 +91,7 @@ WSGI_APPLICATION = "config.wsgi.application"
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # a kept connection the database ended is replaced before use
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite has one writer at a time. Each transaction takes the write lock when it begins
     # (IMMEDIATE), so two requests never deadlock upgrading a read lock; a writer waits up to
@@ -162,10 +165,19 @@ STATIC_URL = "static/"
 # or not (make run and make serve collect them; in production run collectstatic on every deploy).
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
+# The loggers that write request paths redact the secrets in them (config.logs); django.server
+# (runserver's access lines) keeps Django's own handler and format.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact_secrets": {"()": "config.logs.RedactSecrets"}},
+    "formatters": {"django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}",
+                                     "style": "{"}},
+    "handlers": {"console": {"class": "logging.StreamHandler"},
+                 "django.server": {"class": "logging.StreamHandler", "formatter": "django.server", "level": "INFO"}},
+    "loggers": {"django.request": {"filters": ["redact_secrets"]},
+                "django.server": {"handlers": ["django.server"], "filters": ["redact_secrets"], "level": "INFO",
+                                  "propagate": False}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="WARNING")},
 }
 
@@ -230,6 +242,10 @@ CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=None)  # only tests
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker keeps its database connection from task to task under CONN_MAX_AGE and the health check,
+# as a web process does from request to request (config.celery.reuse_database_connection); Celery's
+# own Django fixup would close it around every task, so each settlement would connect first.
+CELERY_DB_REUSE_MAX = 2**31
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=240)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=300)
 # Longest countdown/ETA any task of ours uses; the Redis visibility timeout must exceed it and

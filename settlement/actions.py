@@ -6,7 +6,9 @@ Each one checks its permission (403 otherwise), reads its object through the pag
 scope (``accounts.scoping.visible``: another operator's object is a 404 for operator staff), asks
 for a reason, calls ONE settlement service, which enforces the rules (the adjustment limits
 included), moves the money and writes the audit row, and is safe to submit twice (the services
-are idempotent on the round / dispute; the adjustment form carries a one-time key). Voiding and
+are idempotent on the round / dispute; the adjustment form carries a one-time key). A void or a
+dispute decision says what happened from what its service reports under its lock: of two
+submits at once, one did it, the other was already done and changed nothing. Voiding and
 resettling are the provider's: a round is shared, and they move every operator's money. Forms and
 messages here, rules in the services.
 """
@@ -128,15 +130,15 @@ def void_round(request, round_id):
     round_ = get_object_or_404(visible(request, Round.objects.select_related("table__currency")), pk=round_id)
     form = ReasonForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if round_.state == Round.State.VOIDED:
-            messages.info(request, f"Round {round_.title} was already voided: nothing changed.")
-            return redirect(_round_url(round_id))
         try:
-            void_round_service(round_id=round_id, reason=form.cleaned_data["reason"], actor=request.user)
+            _, voided = void_round_service(round_id=round_id, reason=form.cleaned_data["reason"], actor=request.user)
         except ServiceError as e:
             messages.error(request, f"Round {round_.title} was not voided: {e}")
         else:
-            messages.success(request, f"Round {round_.title} voided: every stake refunded.")
+            if voided:
+                messages.success(request, f"Round {round_.title} voided: every stake refunded.")
+            else:
+                messages.info(request, f"Round {round_.title} was already voided: nothing changed.")
         return redirect(_round_url(round_id))
     return _page(request, "admin/actions/void_round.html", f"Void round {round_.title}", round_, form=form)
 
@@ -251,15 +253,20 @@ def dispute_resolve(request, dispute_id):
                 stake = dispute.bets.aggregate(total=Sum("stake"))["total"]
                 return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute,
                              **context, confirm={"amount": amount, "stake": stake, "credit": amount > 0})
-            disputes.decide_dispute(dispute=dispute.pk, upheld=upheld, resolution=form.cleaned_data["reason"],
-                                    adjustment=adjustment, actor=request.user)
+            _, decided = disputes.decide_dispute(dispute=dispute.pk, upheld=upheld,
+                                                 resolution=form.cleaned_data["reason"], adjustment=adjustment,
+                                                 actor=request.user)
         except (AdjustmentLimitExceeded, AdjustmentNotAllowed, InvalidAmount) as e:
             form.add_error("adjustment", _sentence(e))
         except PlatformError as e:
             form.add_error(None, f"Dispute {dispute.pk} was not resolved: "
                                  f"{_refusal(e, dispute.player, dispute.currency)}")
         else:
-            messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.{_pending(dispute)}")
+            if decided:
+                messages.success(request, f"Dispute {dispute.pk} {form.cleaned_data['decision']}.{_pending(dispute)}")
+            else:
+                messages.info(request, f"Dispute {dispute.pk} was already {form.cleaned_data['decision']}: "
+                                       "nothing changed.")
             return redirect(_dispute_url(dispute_id))
     return _page(request, "admin/actions/resolve_dispute.html", f"Resolve dispute {dispute.pk}", dispute, **context)
 

@@ -140,13 +140,15 @@ def request_adjustment(*, wallet, house, amount, key, memo, actor, actor_user=No
 def approve_adjustment(*, adjustment, actor, reason):
     """Post a PENDING ``adjustment`` (an ``Adjustment`` or pk) on the approval of ``actor``, a
     supervisor other than the one who asked for it, with ``reason``; audited and counted in the
-    rollups on the day it is posted. Approving a posted one again changes nothing. Returns the
-    ``Adjustment``. Raises ``ApprovalRefused``, ``ReasonRequired``, ``InsufficientFunds``."""
+    rollups on the day it is posted. Approving a posted one again changes nothing. Returns
+    ``(Adjustment, posted)``: ``posted`` is False when it was POSTED already (read under the
+    adjustment's row lock: of parallel approvals one only is True). Raises ``ApprovalRefused``,
+    ``ReasonRequired``, ``InsufficientFunds``."""
     reason = audit.require_reason(reason)
     pk = adjustment.pk if isinstance(adjustment, Adjustment) else adjustment
     adjustment = Adjustment.objects.select_for_update().select_related("wallet").get(pk=pk)
     if adjustment.status == Adjustment.Status.POSTED:
-        return adjustment
+        return adjustment, False
     if not actor.has_perm("accounts.adjust_any"):
         raise ApprovalRefused("only a supervisor approves an adjustment")
     if actor.pk == adjustment.requested_by_id:
@@ -163,4 +165,4 @@ def approve_adjustment(*, adjustment, actor, reason):
                        amount=str(adjustment.amount), adjustment=adjustment.pk)
     exception_report.record_wallet(action=row, kind=ExceptionEntry.Kind.ADJUSTMENT, wallet=wallet, transaction=txn,
                                    dispute=adjustment.dispute)
-    return adjustment
+    return adjustment, True

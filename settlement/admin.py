@@ -254,13 +254,20 @@ class AdjustmentAdmin(OperatorScoped, ReadOnlyAdmin):
 
     @admin.action(description="Approve the selected adjustments (as the second supervisor)", permissions=["approve"])
     def approve(self, request, queryset):
-        for adjustment in queryset.filter(status=Adjustment.Status.PENDING):
+        """Approve each selected adjustment; each says what happened to it, from what the service
+        reports under the adjustment's lock (one already posted, also by a parallel click: nothing changed)."""
+        for adjustment in queryset.order_by("pk"):
             try:
-                approve_adjustment(adjustment=adjustment, actor=request.user, reason=request.POST.get("reason", ""))
+                _, posted = approve_adjustment(adjustment=adjustment, actor=request.user,
+                                               reason=request.POST.get("reason", ""))
             except PlatformError as exc:
                 self.message_user(request, f"Adjustment {adjustment.pk} not approved: {exc}.", messages.ERROR)
             else:
-                self.message_user(request, f"Adjustment {adjustment.pk} approved and posted.", messages.SUCCESS)
+                if posted:
+                    self.message_user(request, f"Adjustment {adjustment.pk} approved and posted.", messages.SUCCESS)
+                else:
+                    self.message_user(request, f"Adjustment {adjustment.pk} was already approved and posted: "
+                                               "nothing changed.", messages.INFO)
 
 
 @admin.register(OperatorAction)

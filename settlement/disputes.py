@@ -102,14 +102,16 @@ def resolve_dispute(*, dispute, upheld, resolution, adjustment=None, actor, acto
     ``AdjustmentNeedsDispute``, ``InvalidAmount``, ``InsufficientFunds`` (a debit the wallet cannot
     cover). The reason is shown to the player (the player API's disputes); the decision is a line
     of the exception report."""
-    return _resolve_locked(lock_dispute(dispute), upheld, resolution, adjustment, actor, actor_user)
+    return _resolve_locked(lock_dispute(dispute), upheld, resolution, adjustment, actor, actor_user)[0]
 
 
 @transaction.atomic(durable=True)
 def decide_dispute(*, dispute, upheld, resolution, adjustment=None, actor):
     """An operator's decision from the dispute's page: ``resolve_dispute`` by ``actor`` (a user),
     an OPEN dispute first assigned to them (INVESTIGATING, audited) in the same transaction, so a
-    refusal leaves it unassigned. Same arguments, result and errors as ``resolve_dispute``."""
+    refusal leaves it unassigned. Same arguments and errors as ``resolve_dispute``. Returns
+    ``(Dispute, decided)``: ``decided`` is False when the dispute was decided so already (read
+    under the dispute's lock: of parallel identical decisions one only is True)."""
     dispute = lock_dispute(dispute)
     if dispute.status == Dispute.Status.OPEN:
         _assign_locked(dispute, actor, actor, None)
@@ -129,12 +131,14 @@ def _adjustment_of(dispute, upheld, adjustment):
 
 
 def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
+    """``resolve_dispute`` of the locked ``dispute``: ``(Dispute, decided)``, ``decided`` False for
+    the same decision again (nothing changed)."""
     resolution = audit.require_reason(resolution)
     status = Dispute.Status.UPHELD if upheld else Dispute.Status.REJECTED
     label, user = audit.actor_fields(actor, actor_user)
     amount = _adjustment_of(dispute, upheld, adjustment)
     if dispute.status == status and dispute.adjustment == amount:
-        return dispute
+        return dispute, False
     if dispute.status in (Dispute.Status.UPHELD, Dispute.Status.REJECTED):
         raise AdjustmentNotAllowed(f"dispute {dispute.pk} was already decided {dispute.status}")
     status_before = dispute.status
@@ -157,7 +161,7 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     exception_report.record_wallet(action=action, kind=ExceptionEntry.Kind.DISPUTE_DECISION, wallet=wallet,
                                    transaction=txn, dispute=dispute, before={"status": status_before},
                                    after={"status": status, "adjustment": None if amount is None else str(amount)})
-    return dispute
+    return dispute, True
 
 
 @transaction.atomic(durable=True)

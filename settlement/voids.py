@@ -120,14 +120,15 @@ def void_round(*, round_id, reason, actor, actor_user=None):
     VOIDED round is left alone (idempotent; one transaction, so a crash leaves nothing half done).
     ``reason``: non-blank text; ``actor``: a user or a label (``settlement.audit``). Writes an
     ``OperatorAction`` and its lines of the exception report (``settlement.exception_report``: one
-    per operator with bets in the round). Returns the ``Round``. Raises ``NotFound``,
-    ``ReasonRequired``."""
+    per operator with bets in the round). Returns ``(Round, voided)``: ``voided`` is False when the
+    round was VOIDED already (read under the round's lock: of parallel voids one only is True).
+    Raises ``NotFound``, ``ReasonRequired``."""
     reason = audit.require_reason(reason)
     label, user = audit.actor_fields(actor, actor_user)
     round_ = lock_round(round_id)
     if round_.state == State.VOIDED:
-        return round_
-    return _void_locked(round_, reason, label, user)
+        return round_, False
+    return _void_locked(round_, reason, label, user), True
 
 
 def void_overdue_rounds(*, now=None):

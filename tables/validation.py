@@ -12,13 +12,14 @@ def check_json(value, name="payload", depth=0, *, max_length=None):
     """Raise ``InvalidInput`` if ``value`` (decoded JSON to store in a ``jsonb``) holds a NUL
     character in any string (keys included), a string longer than ``max_length`` characters (if
     given), or is nested deeper than ``MAX_DEPTH``; the message names where, from ``name``
-    (``name.key``, ``name[index]``, cut to 200 characters at each level)."""
+    (``name.key``, ``name[index]``, cut to 200 characters at each level; with ``name`` ``""``, from
+    the top: ``bets[0].player``, and ``body`` for ``value`` itself)."""
     fault = _fault(value, depth, max_length)
     if fault is not None:
         path, message = fault
         for step in reversed(path):
             name = step.format(name)[:200]
-        raise InvalidInput(f"{name}: {message}")
+        raise InvalidInput(f"{name.removeprefix('.') or 'body'}: {message}")
 
 
 def _fault(value, depth, max_length):

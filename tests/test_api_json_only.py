@@ -32,3 +32,22 @@ def test_an_api_answers_json_when_html_is_asked_for(api):
             assert response["Content-Type"] == "application/json", (url + query, response["Content-Type"])
             assert response.status_code == status or query and response.status_code == 400, (url + query, status)
             assert b"Django REST framework" not in response.content
+
+
+@pytest.mark.parametrize("method, url", [("get", "/api/game/v1/tables/"), ("post", "/api/game/v1/rounds/1/bets/"),
+                                         ("get", "/api/v1/bets/"), ("get", "/api/operator/v1/bets/"),
+                                         ("get", "/api/nowhere/")])
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_host_not_allowed_is_a_json_400_that_says_the_host_was_refused(client, settings, method, url, debug):
+    settings.ALLOWED_HOSTS, settings.DEBUG = ["backoffice.example.com"], debug
+    response = getattr(client, method)(url, HTTP_HOST="elsewhere.example.net")
+    assert (response.status_code, response["Content-Type"]) == (400, "application/json")
+    body = response.json()
+    assert body["code"] == "host_refused" and "Host" in body["detail"] and "ALLOWED_HOSTS" in body["detail"]
+    assert b"backoffice.example.com" not in response.content  # the hosts served are not told
+
+
+def test_a_host_not_allowed_is_djangos_400_page_in_the_admin(client, settings):
+    settings.ALLOWED_HOSTS = ["backoffice.example.com"]
+    assert client.get("/admin/", HTTP_HOST="elsewhere.example.net").status_code == 400
+    assert client.post("/admin/login/", {"username": "x"}, HTTP_HOST="elsewhere.example.net").status_code == 400

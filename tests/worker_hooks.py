@@ -8,12 +8,17 @@ inert unless ``WORKER_TEST_PAUSE`` names a point:
   acknowledged.
 
 At the point the worker writes ``WORKER_TEST_PAUSE reached <point>`` to its log and sleeps.
+
+And one task, ``tests.database_backend`` (``database_backend``): the pid of the PostgreSQL backend
+serving the worker process's database connection, so that a test can tell whether the worker kept
+its connection from one task to the next.
 """
 
 import os
 import sys
 import time
 
+from celery import shared_task
 from celery.signals import task_postrun, task_prerun
 
 POINT = os.environ.get("WORKER_TEST_PAUSE", "")
@@ -45,3 +50,13 @@ def _before(task=None, **kwargs):
 def _after(task=None, **kwargs):
     if POINT == f"after:{task.name}":
         _pause()
+
+
+@shared_task(name="tests.database_backend", ignore_result=False)
+def database_backend():
+    """``pg_backend_pid()`` of the worker process's database connection."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]

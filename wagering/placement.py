@@ -31,7 +31,7 @@ from tables.locks import lock_round, lock_seats
 from tables.models import Round, RoundEvent, Seat
 from tables.services import event, table_houses
 from tables.studios import agreed_operators
-from wallets.port import Debit, Take, drop_debits, open_debits, send_debits, take
+from wallets.port import Debit, Take, claims, drop_debits, open_debits, send_debits, take
 
 from . import pg
 from .exceptions import (
@@ -74,11 +74,15 @@ class _Placement:
     WalletMovement}``, the seamless stakes' debits as their operators answered them; ``sending``:
     a pass that finds which debits to send (one not answered yet does not refuse its bet). A
     seamless player's balance is the operator's business: a premium mirror is debited in full
-    and, when the operator refuses it for funds, shared (``SHARED`` debits) as RULES 9 says."""
+    and, when the operator refuses it for funds, shared (``SHARED`` debits) as RULES 9 says.
+    ``claimed``: the positions the players' live stake debits hold for bets not placed yet
+    (``wallets.port.claims``, read under the wallets' locks): a position a concurrent call's debit
+    holds is refused as stacked, before a debit of its own is sent. ``unsent``: ``{key: error}``
+    of the requests a finding pass refused (their debits were never sent): the error they keep."""
 
-    def __init__(self, round_, requests, debits, *, sending=False):
+    def __init__(self, round_, requests, debits, *, sending=False, unsent=None):
         self.round = round_
-        self.debits, self.sending = debits, sending
+        self.debits, self.sending, self.unsent = debits, sending, unsent or {}
         self.debit_keys, self.replaced = {}, []  # {bet key: its debit's key}; full debits a shared mirror replaces
         self.table = round_.table
         self.rules = self.table.rules()
@@ -101,6 +105,8 @@ class _Placement:
         # read once the wallets are locked: a concurrent batch of the same player has committed
         self.positions = set(Bet.objects.filter(round=round_, player_id__in=list(self.wallets))
                              .values_list("player_id", "type", "seat"))
+        journals = [pid for pid, w in self.wallets.items() if w.journal]
+        self.claimed = claims(str(round_.pk), journals) if journals else {}
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
         record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
         if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key and record id of its own
@@ -156,8 +162,10 @@ class _Placement:
         if not isinstance(record_id, str):
             raise IdempotencyConflict(f"record id {record_id!r} is no string")
         placements = self._placements(player, bet_type, seat_no, stake, record_id)
-        for seat, _ in placements:
-            if (player.pk, bet_type, seat) in self.positions:
+        for i, (seat, _) in enumerate(placements):
+            held = self.claimed.get((player.pk, claim(bet_type, seat)), "").removesuffix(SHARED)
+            if (player.pk, bet_type, seat) in self.positions \
+                    or held not in ("", debit_key(self.round, record_id + MIRROR * i)):
                 where = f"seat {seat}" if seat is not None else "this round"
                 raise BetStacked(f"player {player.game_code} already has a {bet_type} bet on {where}: "
                                  "one bet per player, position and bet type in a round")
@@ -176,7 +184,7 @@ class _Placement:
             shared = placements[0][1] != stake  # RULES 9: the operator could not cover the full mirror
             for i in range(len(placements)):
                 movement = debit_key(self.round, record_id + MIRROR * i) + (SHARED if shared else "")
-                self._debited(movement)
+                self._debited(movement, key)
                 self.debit_keys[key + MIRROR * i] = movement
             if shared:
                 self.replaced += [debit_key(self.round, record_id + MIRROR * i) for i in range(len(placements))]
@@ -188,12 +196,15 @@ class _Placement:
         self._accept(player, bets)
         return bets
 
-    def _debited(self, key):
-        """Raise the refusal of the seamless stake debit ``key`` unless its operator answered OK
-        (or, in a pass that finds the debits to send, it is not sent yet)."""
+    def _debited(self, key, request_key):
+        """Raise the refusal of the seamless stake debit ``key`` (of request ``request_key``) unless
+        its operator answered OK (or, in a pass that finds the debits to send, it is not sent yet);
+        one never sent keeps the refusal of the pass that did not send it."""
         movement = self.debits.get(key)
         if movement is None and self.sending:
             return
+        if movement is None and request_key in self.unsent:
+            raise self.unsent[request_key]
         if movement is None or movement.state != movement.State.OK:
             raise wallet_refusal(getattr(movement, "status", ""))
 
@@ -336,7 +347,9 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     studio (``tables.models.StudioAgreement``) bets; any other code, known or not, is
     ``not_found`` with one sentence. RULES 8 (types offered, shoe-round limits), the
     table's limits on each bet, one bet per player, position (seat, or the shared hand) and bet
-    type in a round (RULES 6, 7, 8: ``bet_stacked``), RULES 6 and 9 (seats, behind, mirrors). A
+    type in a round (RULES 6, 7, 8: ``bet_stacked``; a position a concurrent call's stake debit
+    holds, sent and its bet not placed yet, is ``bet_stacked`` too, and its own debit never
+    sent), RULES 6 and 9 (seats, behind, mirrors). A
     key seen before at the round's table returns its bet(s) with ``created=False`` and no second
     debit, whether or not its player may stake now (the rules above are a new bet's); the same key
     with another body (player, type, seat, stake, record id) is rejected with
@@ -352,14 +365,15 @@ def place_bets(*, round_id, bets, actor="", actor_user=None, amounts_as_strings=
     (``wagering.validation.check_bet_request``; ``amounts_as_strings``: the API, stakes must be strings).
     """
     if not _seamless_players_in(bets):
-        return _place(round_id, bets, None, actor, actor_user, amounts_as_strings)
-    debits = send_debits(_open_debits(round_id, bets, amounts_as_strings, {})[0].values())
+        return _place(round_id, bets, None, {}, actor, actor_user, amounts_as_strings)
+    opened, _, unsent = _open_debits(round_id, bets, amounts_as_strings, {})
+    debits = send_debits(opened.values())
     try:
         if any(m.status == "INSUFFICIENT_FUNDS" for m in debits.values()):  # a mirror shared (RULES 9)?
-            shared, replaced = _open_debits(round_id, bets, amounts_as_strings, debits)
+            shared, replaced, unsent = _open_debits(round_id, bets, amounts_as_strings, debits)
             drop_debits([debits[k] for k in replaced if k in debits], now=True)  # their funds free first
             debits.update(send_debits(shared.values()))
-        return _place(round_id, bets, debits, actor, actor_user, amounts_as_strings)
+        return _place(round_id, bets, debits, unsent, actor, actor_user, amounts_as_strings)
     finally:  # placed or not, raised or not: a debit answered OK without its bet is rolled back now
         drop_debits(debits.values())
 
@@ -380,6 +394,12 @@ def stakers(table, wallets):
     return {pid for pid in live if wallets[pid].operator_id in agreed}
 
 
+def claim(bet_type, seat):
+    """The claim a seamless stake's debit holds for its bet's position: ``<type>:<seat>``
+    (``<type>:`` on the shared hand)."""
+    return f"{bet_type}:{'' if seat is None else seat}"
+
+
 def debit_key(round_, record_id):
     """The key of the debit of a seamless stake: ``stake:<round>:<record id>`` (known before the bet is)."""
     return f"stake:{round_.pk}:{record_id}"
@@ -395,31 +415,34 @@ def _seamless_players_in(requests):
 @transaction.atomic(durable=True)
 def _open_debits(round_id, requests, amounts_as_strings, debits):
     """A pass that finds which requests would place bets, given the ``debits`` answered so far,
-    and records the debits of their seamless stakes not sent yet. Returns ``({key:
-    WalletMovement} of those, [keys of the full debits that shared mirrors replace]``)."""
+    and records the debits of their seamless stakes not sent yet, each claiming its bet's position
+    (``claim``), committed before any is sent. Returns ``({key: WalletMovement} of those, [keys of
+    the full debits that shared mirrors replace], {key: error} of the requests refused)``."""
     round_ = lock_round(round_id, shared=True)
     placement = _Placement(round_, requests, debits, sending=True)
-    new = []
+    new, refused = [], {}
     for request in requests:
         try:
             check_bet_request(request, amounts_as_strings=amounts_as_strings)
             fresh = request["key"] not in placement.existing
             placed = placement.check(request)
-        except PlatformError:
+        except PlatformError as error:
+            if isinstance(request, dict) and isinstance(request.get("key"), str):
+                refused[request["key"]] = error
             continue
         wallet = placement.wallets.get(placed[0].player_id)
         if fresh and wallet.journal:
             new += [Debit(key=placement.debit_keys[b.idempotency_key], kind="stake", wallet=wallet, amount=b.stake,
-                          round_ref=str(round_.pk), table_ref=round_.table.code)
+                          round_ref=str(round_.pk), table_ref=round_.table.code, claim=claim(b.type, b.seat))
                     for b in placed if placement.debit_keys[b.idempotency_key] not in debits]
-    return open_debits(new), placement.replaced
+    return open_debits(new), placement.replaced, refused
 
 
 @transaction.atomic
-def _place(round_id, bets, debits, actor, actor_user, amounts_as_strings):
-    """The pass that places: see ``place_bets``."""
+def _place(round_id, bets, debits, unsent, actor, actor_user, amounts_as_strings):
+    """The pass that places: see ``place_bets`` (``unsent``: ``_open_debits``'s refusals)."""
     round_ = lock_round(round_id, shared=True)
-    placement = _Placement(round_, bets, debits or {})
+    placement = _Placement(round_, bets, debits or {}, unsent=unsent)
     outcomes, new, events = [], [], []
     for index, request in enumerate(bets):
         outcome = BetOutcome(index)

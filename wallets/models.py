@@ -25,6 +25,10 @@ class WalletMovement(models.Model):
       movement stands for (None for a rollback, a zero credit, a stake not (yet) placed).
     - ``kind``: the protocol's kind; ``round_ref``, ``table_ref``, ``bets``: what it belongs to,
       for the operator's records.
+    - ``claim``: what a stake debit holds for its bet while it is live (PENDING, or OK with neither
+      its posting nor a rollback): the bet's position, ``<type>:<seat>`` (``<type>:`` on the shared
+      hand), so that another bet of the player's on it is refused before its own debit is sent
+      (``port.claims``); "" for any other movement.
     - ``state`` (``TRANSITIONS``): PENDING (to be sent or being sent) → OK (applied), REFUSED (the
       operator refused a debit: INSUFFICIENT_FUNDS, PLAYER_BLOCKED, LIMIT_EXCEEDED, ROLLED_BACK),
       UNKNOWN (a stake debit whose outcome is unknown: rejected, its rollback queued; never sent
@@ -71,6 +75,7 @@ class WalletMovement(models.Model):
     round_ref = models.CharField(max_length=64, blank=True)
     table_ref = models.CharField(max_length=32, blank=True)
     bets = models.JSONField(default=list, blank=True)
+    claim = models.CharField(max_length=64, blank=True)
     state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
     status = models.CharField(max_length=32, blank=True)  # the operator's last status (OK, INSUFFICIENT_FUNDS...)
     attempts = models.PositiveIntegerField(default=0)

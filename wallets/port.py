@@ -16,6 +16,7 @@ here, per wallet, and nothing above knows which one moved it.
   (``open_debits``), sent (``send_debits``, outside any transaction: at most the operator's
   timeout), and only a debit answered OK lets its bet be placed (``take``: the ledger posting);
   one answered OK and not kept, for any reason, is rolled back (``drop_debits``). Transfer stakes need only ``take``.
+  A stake's debit holds a claim (its bet's position) while it is live: ``claims`` reads them.
 - ``retry``: a supervisor sends a seamless movement that keeps failing again now.
 
 Money is ``Decimal`` in the currency's major units with its minor-unit decimals, never a float.
@@ -126,7 +127,8 @@ class Debit:
     movement's: ``stake:<round>:<record id>``, ``<kind>:<bet>[:<hand>]``), protocol ``kind``
     (``stake``, ``double``, ``split``, ``insurance``, ``follow_double``, ``follow_split``),
     ``wallet`` (the player's journal wallet), ``amount`` (> 0), ``round_ref``, ``table_ref``,
-    ``bets`` (bet ids known so far)."""
+    ``bets`` (bet ids known so far); ``claim``: what a stake debit holds for its bet while it is
+    live (``claims``: the bet's position), "" for none."""
 
     key: str
     kind: str
@@ -135,6 +137,7 @@ class Debit:
     round_ref: str = ""
     table_ref: str = ""
     bets: tuple = ()
+    claim: str = ""
 
 
 def open_debits(debits):
@@ -142,6 +145,14 @@ def open_debits(debits):
     transaction, to be sent by ``send_debits`` once it commits; a key recorded before keeps its
     movement. Returns ``{key: WalletMovement}``."""
     return seamless.open_debits(debits)
+
+
+def claims(round_ref, players):
+    """``{(player id, claim): debit key}`` of the live stake debits of ``players`` (player ids) for
+    ``round_ref`` that hold a claim (``Debit.claim``): recorded and not answered yet, or answered
+    OK with neither their posting (``take``) nor a rollback (``drop_debits``). Read under the
+    players' wallets' locks, a debit recorded by a transaction committed before is among them."""
+    return seamless.claims(round_ref, players)
 
 
 def send_debits(movements):

@@ -11,6 +11,7 @@ from collections import defaultdict
 from decimal import Decimal
 
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import LedgerTransaction
@@ -73,10 +74,18 @@ def open_debits(debits):
     existing = {m.key: m for m in WalletMovement.objects.filter(key__in=[d.key for d in debits])}
     new = [WalletMovement(key=d.key, call=WalletMovement.Call.DEBIT, kind=d.kind, operator_id=d.wallet.operator_id,
                           player_id=d.wallet.player_id, currency_id=d.wallet.currency_id, amount=d.amount,
-                          round_ref=d.round_ref, table_ref=d.table_ref, bets=list(d.bets))
+                          round_ref=d.round_ref, table_ref=d.table_ref, bets=list(d.bets), claim=d.claim)
            for d in debits if d.key not in existing]
     existing.update((m.key, m) for m in insert_rows(WalletMovement, new))
     return existing
+
+
+def claims(round_ref, players):
+    """See ``port.claims``."""
+    live = WalletMovement.objects.filter(
+        Q(state=State.PENDING) | Q(state=State.OK, ledger_key__isnull=True, rollbacks__isnull=True),
+        call=WalletMovement.Call.DEBIT, kind="stake", round_ref=round_ref, player_id__in=players).exclude(claim="")
+    return {(player, claim): key for player, claim, key in live.values_list("player_id", "claim", "key")}
 
 
 def send_debits(movements):

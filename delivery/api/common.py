@@ -30,6 +30,8 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.exceptions import PlatformError
+from tables.exceptions import InvalidInput
+from tables.validation import check_json
 
 logger = logging.getLogger(__name__)
 
@@ -91,10 +93,12 @@ class SafeJSONParser(JSONParser):
             if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
                 json.dumps(data, ensure_ascii=False).encode("utf-8")
             if "\\u0000" in text:  # JSON's only way to hold a NUL (a raw one is refused by json.loads)
-                _refuse_nul(data)
+                check_json(data, name="")
             return data
         except RecursionError:
             raise drf.ParseError("JSON parse error - nested too deeply") from None
+        except InvalidInput as e:
+            raise drf.ParseError(str(e)) from None
         except RequestDataTooBig:
             raise RequestTooLarge() from None
         except LookupError:  # a charset that is a codec but not a text encoding (rot13, base64)
@@ -104,22 +108,6 @@ class SafeJSONParser(JSONParser):
                                  "with no UTF-8 form") from None
         except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
             raise drf.ParseError(f"JSON parse error - {e}") from None
-
-
-def _refuse_nul(data):
-    """``ParseError`` naming a string of ``data`` (decoded JSON), a key or a value at any
-    depth, that holds a NUL character (PostgreSQL's ``text`` and ``jsonb`` refuse it)."""
-    stack = [(data, "body")]
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, str) and "\x00" in value:
-            raise drf.ParseError(f"{where[:200]}: must not contain NUL characters")
-        if isinstance(value, dict):
-            if any("\x00" in key for key in value):
-                raise drf.ParseError(f"{where[:200]}: a key must not contain NUL characters")
-            stack.extend((item, key if where == "body" else f"{where}.{key}") for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(value))
 
 
 def _object_of_unique_keys(pairs):

@@ -72,7 +72,7 @@ def test_a_refused_posting_outside_a_transaction_writes_nothing(funded):
     """Outside a transaction one posting is one statement (PostgreSQL): refused inside it, whole."""
     wallet, house = funded
     assert connection.get_autocommit()
-    with pytest.raises(InsufficientFunds, match="stake:big"):
+    with pytest.raises(InsufficientFunds, match="cannot cover 100.01"):
         ledger.post_stake(wallet=wallet, house=house, amount="100.01", key="stake:big")
     wallet.refresh_from_db()
     assert wallet.balance == Decimal("100.00") and not LedgerTransaction.objects.filter(key="stake:big").exists()

@@ -16,11 +16,15 @@ from accounts.exceptions import BalanceLimit, InvalidAmount
 from accounts.models import Currency, LedgerTransaction
 from accounts.money import MONEY_LIMIT, TRANSFER_BALANCE_LIMIT, parse_amount
 from accounts.reconcile import reconcile
-from tests.factories import operator_with_players
+from tables.models import Studio, default_studio
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, operator_with_players
+from tests.wagering.conftest import studio_client
 
 pytestmark = pytest.mark.django_db
 _codes = itertools.count()
 TOP = "99999999999.99"  # the largest EUR amount
+BOUND_SENTENCE = ("the player's wallet would reach the platform's bound on a balance, 100000000000.00 either way: "
+                  "nothing was moved")
 
 
 @pytest.fixture
@@ -59,8 +63,9 @@ def test_a_credit_that_would_bring_a_wallet_to_the_limit_is_refused_whole(wallet
     # the first postings take money out, the last brings the balance back to exactly the limit
     postings = [ledger.Posting(f"stake:{i}", "stake", wallet, house, Decimal("1.00")) for i in range(n - 1)]
     postings.append(ledger.Posting("payout:x", "payout", house, wallet, Decimal(n)))
-    with pytest.raises(BalanceLimit, match=r"payout:x: wallet \d+ would hold 100000000000\.00"):
+    with pytest.raises(BalanceLimit) as refused:
         ledger.post(postings)
+    assert str(refused.value) == BOUND_SENTENCE  # no posting key, no wallet id, no balance; money as EUR shows it
     assert posted(wallet) == (Decimal("99999999999.00"), 1)
     ledger.post(postings[:-1] + [ledger.Posting("payout:y", "payout", house, wallet, n - Decimal("0.01"))])
     assert posted(wallet) == (Decimal(TOP), n + 1) and reconcile().ok
@@ -70,7 +75,7 @@ def test_a_credit_that_would_bring_a_wallet_to_the_limit_is_refused_whole(wallet
 def test_a_reversal_may_not_bring_a_wallet_to_minus_the_limit(wallet, house, n):
     ledger.post([ledger.Posting("reverse:0", "reversal", wallet, house, Decimal(TOP))], allow_negative=True)
     postings = [ledger.Posting(f"reverse:{i + 1}", "reversal", wallet, house, Decimal("0.01")) for i in range(n)]
-    with pytest.raises(BalanceLimit):
+    with pytest.raises(BalanceLimit, match=BOUND_SENTENCE):
         ledger.post(postings, allow_negative=True)
     assert posted(wallet) == (-Decimal(TOP), 1)
 
@@ -109,6 +114,23 @@ def test_a_transfer_in_leaves_the_rounds_room_below_the_limit():
     top = TRANSFER_BALANCE_LIMIT - Decimal("0.01")
     assert transfer_in(key, str(top), "T-top")[0] == 201
     status, _, answer = transfer_in(key, "0.01", "T-past")
-    assert (status, answer["code"]) == (409, "balance_limit") and "10000000000" in answer["detail"]
+    assert (status, answer["code"]) == (409, "balance_limit")
+    assert answer["detail"] == "a transfer in may bring a wallet below 10000000000.00, not to 10000000000.00"
     assert posted(wallet) == (top, 1)
     assert transfer_in(key, str(top), "T-top")[0] == 200  # its replay still answers
+
+
+def test_a_cancel_whose_refund_would_bring_a_wallet_to_the_limit_names_nothing_internal():
+    """Issue 20: the game server's 409 ``balance_limit`` named the posting and the wallet's id and
+    showed the balance with four decimals; it says what was refused, in the currency's minor units."""
+    player = PlayerFactory(funded="100.00")
+    client = studio_client(Studio.objects.get(pk=default_studio()))
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    assert client.post(f"/api/game/v1/rounds/{round_.pk}/bets/", {
+        "key": "b1", "player": player.code, "type": "main", "stake": "10.00"}, format="json").status_code == 201
+    wallet = player.wallets.get(currency="EUR")
+    ledger.deposit(wallet=wallet, amount=Decimal(TOP) - Decimal("95.00"), key="won:near-top")
+    before = posted(wallet)
+    response = client.post(f"/api/game/v1/rounds/{round_.pk}/cancel/", {"reason": "fault"}, format="json")
+    assert (response.status_code, response.json()) == (409, {"code": "balance_limit", "detail": BOUND_SENTENCE})
+    assert posted(wallet) == before

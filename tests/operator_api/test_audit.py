@@ -2,6 +2,7 @@
 OperatorAPICall naming the key, method, path and status; an unknown, revoked or expired key is a
 401 with no data and, having named no usable key, no audit row."""
 
+import logging
 from datetime import timedelta
 
 import pytest
@@ -33,7 +34,7 @@ def test_every_call_writes_one_audit_row_with_its_key_and_status(api, acme):
                        (key, "GET", "/api/operator/v1/players/nobody", 404),
                        (key, "POST", "/api/operator/v1/transfers/", 400),
                        (key, "GET", "/api/operator/v1/statement/", 400),
-                       (key, "DELETE", "/api/operator/v1/sessions/nope", 404)]
+                       (key, "DELETE", "/api/operator/v1/sessions/(token)", 404)]
     assert set(OperatorAPICall.objects.values_list("operator__code", flat=True)) == {"acme"}
     assert all(call.at <= timezone.now() for call in OperatorAPICall.objects.all())
 
@@ -100,3 +101,27 @@ def test_throttled_per_key_and_the_refusals_audited(api, acme, bolt_api):
 
 def test_the_default_rate_is_1200_a_minute():
     assert api_settings.DEFAULT_THROTTLE_RATES["operator"] == "1200/min"
+
+
+def test_a_session_token_in_the_path_is_kept_out_of_the_audit(api):
+    """``DELETE sessions/{token}`` carries the player's credential in its path: the audit row names
+    the route with the token redacted, answered or refused; ``POST sessions/end`` carries it in its
+    body and its path is kept as it is."""
+    token = api.post("/api/operator/v1/sessions/", {"player": "p1", "currency": "EUR"}, format="json").json()["token"]
+    assert api.delete(f"/api/operator/v1/sessions/{token}").status_code == 204
+    assert api.delete(f"/api/operator/v1/sessions/{token}?x=1").status_code == 400
+    assert api.post("/api/operator/v1/sessions/end", {"token": token}, format="json").status_code == 204
+    assert [(method, path, status) for _, method, path, status in calls()] == [
+        ("POST", "/api/operator/v1/sessions/", 201),
+        ("DELETE", "/api/operator/v1/sessions/(token)", 204),
+        ("DELETE", "/api/operator/v1/sessions/(token)", 400),
+        ("POST", "/api/operator/v1/sessions/end", 204)]
+    assert not OperatorAPICall.objects.filter(path__contains=token[:20]).exists()
+
+
+def test_a_session_token_in_the_path_is_kept_out_of_the_request_log(api, caplog):
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        assert api.delete("/api/operator/v1/sessions/secret-token-1").status_code == 404
+        assert api.get("/api/operator/v1/sessions/secret-token-2/").status_code == 404  # no route: the JSON 404
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == ["Not Found: /api/operator/v1/sessions/(token)", "Not Found: /api/operator/v1/sessions/(token)/"]

@@ -243,6 +243,18 @@ def test_revoking_an_unknown_session_is_404(api, token):
     refused(api, "delete", f"/api/operator/v1/sessions/{token}", status=404, code="not_found")
 
 
+@pytest.mark.parametrize("body, status, code", [
+    ({"token": "nope"}, 404, "not_found"),
+    ({"token": "x" * 300}, 400, "invalid_input"),
+    ({}, 400, "invalid_input"),
+    ({"token": ""}, 400, "invalid_input"),
+    ({"token": 12}, 400, "invalid_input"),
+    ({"token": "nope", "player": "p1"}, 400, "invalid_input"),
+])
+def test_ending_an_unknown_session_or_with_a_bad_body_is_refused(api, body, status, code):
+    refused(api, "post", "/api/operator/v1/sessions/end", body, status=status, code=code)
+
+
 def test_other_methods_are_405(api):
     refused(api, "get", "/api/operator/v1/transfers/", status=405, code="method_not_allowed")
     refused(api, "put", "/api/operator/v1/players/p1", PLAYER, status=405, code="method_not_allowed")

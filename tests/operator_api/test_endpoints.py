@@ -68,6 +68,18 @@ def test_open_and_revoke_a_session(api, acme):
     assert session.revoked_at is not None
 
 
+def test_end_a_session_with_its_token_in_the_body(api, acme):
+    """``POST sessions/end``: the token out of the URL (and so out of every log of paths)."""
+    token = api.post("/api/operator/v1/sessions/", {"player": "p1", "currency": "EUR"}, format="json").json()["token"]
+    player = client_for_key(token)
+    assert player.get("/api/v1/me").status_code == 200
+    response = api.post("/api/operator/v1/sessions/end", {"token": token}, format="json")
+    assert response.status_code == 204, response.content
+    assert PlayerSession.objects.get(token_hash=token_hash(token)).revoked_at is not None
+    assert player.get("/api/v1/me").status_code == 401
+    assert api.post("/api/operator/v1/sessions/end", {"token": token}, format="json").status_code == 204  # idempotent
+
+
 def test_a_session_minted_here_signs_the_player_in_to_the_player_api_until_revoked(api):
     token = api.post("/api/operator/v1/sessions/", {"player": "p1", "currency": "EUR"}, format="json").json()["token"]
     player = client_for_key(token)

@@ -65,6 +65,9 @@ def test_bolts_players_balance_and_sessions_are_out_of_reach(api, acme, bolt):
     foreign, unknown = same_as_unknown(api, "delete", f"/api/operator/v1/sessions/{token}",
                                        "/api/operator/v1/sessions/no-such-token")
     assert foreign == unknown == {"code": "not_found", "detail": "no such session"}
+    foreign, unknown = same_as_unknown(api, "post", "/api/operator/v1/sessions/end", "/api/operator/v1/sessions/end",
+                                       {"token": token}, {"token": "no-such-token"})
+    assert foreign == unknown == {"code": "not_found", "detail": "no such session"}
     assert PlayerSession.objects.get(token_hash=token_hash(token)).revoked_at is None
 
 

@@ -63,3 +63,14 @@ def test_transfers_out_at_once_never_overdraw():
     assert {answer["code"] for status, answer in results if status == 409} == {"insufficient_funds"}
     assert operator.players.get(code="p1").wallets.get(currency="EUR").balance == Decimal("10.00")
     connection.close()
+
+
+@pytest.mark.django_db
+def test_a_transfer_out_beyond_the_balance_names_nothing_internal():
+    """Issue 20: its 409 named the posting key and the wallet's id and showed the balance with four
+    decimals; it says what could not be covered, in the currency's minor units."""
+    operator, key, _ = operator_with_players("acme", ["p1"], funded="3.00")
+    status, answer = post_transfer(key, {**BODY, "amount": "5.00", "direction": "out"})
+    assert (status, answer) == (409, {"code": "insufficient_funds",
+                                      "detail": "the player's wallet cannot cover 5.00: nothing was moved"})
+    assert moved(operator) == (0, 0, Decimal("3.00"))

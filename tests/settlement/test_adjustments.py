@@ -86,8 +86,8 @@ def test_above_the_threshold_a_second_supervisor_approves(limits):
     for who in (boss, officer):
         with pytest.raises(ApprovalRefused):
             approve_adjustment(adjustment=pending, actor=who, reason="ok")
-    approve_adjustment(adjustment=pending.pk, actor=other, reason="checked the ticket")
-    approve_adjustment(adjustment=pending.pk, actor=other, reason="again")  # nothing twice
+    assert approve_adjustment(adjustment=pending.pk, actor=other, reason="checked the ticket")[1] is True
+    assert approve_adjustment(adjustment=pending.pk, actor=other, reason="again")[1] is False  # nothing twice
     pending.refresh_from_db()
     assert (pending.status, pending.approved_by) == ("posted", other) and balance(player) == before + Decimal("200.01")
     assert list(OperatorAction.objects.order_by("id").values_list("action", flat=True)) == [
@@ -112,8 +112,11 @@ def test_a_supervisors_big_dispute_adjustment_waits_for_approval(limits):
     limits.ADJUSTMENT_APPROVAL_THRESHOLD = Decimal("50.00")
     (player, dispute), = _disputes(1)
     before, boss = balance(player), make_operator(SUPERVISOR)
-    dispute = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="60.00", actor=boss)
-    assert dispute.status == "upheld" and balance(player) == before
+    dispute, decided = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="60.00",
+                                               actor=boss)
+    assert dispute.status == "upheld" and decided and balance(player) == before
+    assert disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="60.00",
+                                   actor=boss)[1] is False  # the same decision again: nothing changed
     approve_adjustment(adjustment=Adjustment.objects.get(key=dispute.adjustment_key),
                        actor=make_operator(SUPERVISOR, username="boss2"), reason="seen")
     assert balance(player) == before + Decimal("60.00")

@@ -120,8 +120,8 @@ def test_an_open_dispute_decided_from_its_page_is_assigned_to_the_decider_first(
     with pytest.raises(AdjustmentLimitExceeded):  # refused: not even the assignment is kept
         disputes.decide_dispute(dispute=dispute, upheld=True, resolution="ok", adjustment="500.00", actor=officer)
     assert Dispute.objects.get().status == "open" and not OperatorAction.objects.exists()
-    dispute = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="5.00",
-                                      actor=officer)
+    dispute, _ = disputes.decide_dispute(dispute=dispute, upheld=True, resolution="video", adjustment="5.00",
+                                         actor=officer)
     assert (dispute.status, dispute.assignee, dispute.adjustment) == ("upheld", officer, Decimal("5.00"))
     assert list(OperatorAction.objects.order_by("id").values_list("action", flat=True)) == [
         "assign_dispute", "resolve_dispute"]

@@ -115,7 +115,7 @@ def test_void_refunds_every_stake_and_extra_from_each_state(state):
     if state == "settlement_failed":
         Round.objects.filter(pk=round_.pk).update(state="settlement_failed", failure_reason="test")
     operator = UserFactory()
-    void_round(round_id=round_.pk, reason="misdeal", actor=operator)
+    assert void_round(round_id=round_.pk, reason="misdeal", actor=operator)[1] is True
     round_.refresh_from_db()
     assert round_.state == Round.State.VOIDED
     assert {rid: balance(p) for rid, p in players.items()} == {rid: FUNDS for rid in players}
@@ -124,7 +124,7 @@ def test_void_refunds_every_stake_and_extra_from_each_state(state):
     assert set(Bet.objects.filter(round=round_).values_list("state", flat=True)) == {Bet.State.REFUNDED}
     action = OperatorAction.objects.get(target_model="tables.round", target_pk=str(round_.pk))
     assert (action.actor, action.action, action.reason) == (operator, "void_round", "misdeal")
-    void_round(round_id=round_.pk, reason="again", actor=operator)  # idempotent
+    assert void_round(round_id=round_.pk, reason="again", actor=operator)[1] is False  # idempotent: nothing changed
     assert OperatorAction.objects.count() == 1 and balance(players["hit"]) == FUNDS
 
 

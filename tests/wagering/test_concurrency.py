@@ -13,9 +13,11 @@ from settlement.voids import cancel
 from tables.locks import lock_table
 from tables.models import Round
 from tables.studios import create_service_key
-from tests.factories import BoundlessTableFactory, CurrencyFactory, PlayerFactory, RoundFactory
+from tests.factories import BoundlessTableFactory, ClassicTableFactory, CurrencyFactory, PlayerFactory, RoundFactory
+from tests.wallets.seamless import Answering, answering, seamless_operator
 from wagering.models import Bet
 from wagering.placement import place_bet
+from wallets.models import WalletMovement
 
 from .helpers import balance
 
@@ -70,6 +72,16 @@ def test_rules_8_two_stacked_bets_at_once_exactly_one_accepted():
     assert Bet.objects.count() == 1 and balance(player) == Decimal("90.00")
 
 
+def test_20_stacked_transfer_bets_at_once_take_one_stake():
+    """The transfer half of the seamless test below: one stake posted, 19 refused as stacked."""
+    CurrencyFactory(code="EUR")
+    player = PlayerFactory(funded="1000.00")
+    round_ = RoundFactory(table=BoundlessTableFactory())
+    results = run_at_once([bet_job(round_.pk, f"k{i}", player.code, "10.00") for i in range(20)])
+    assert sorted(getattr(r, "code", "placed") for r in results) == ["bet_stacked"] * 19 + ["placed"]
+    assert LedgerTransaction.objects.filter(kind="stake").count() == 1 and balance(player) == Decimal("990.00")
+
+
 def test_same_key_ten_times_at_once_is_one_bet_one_debit():
     CurrencyFactory(code="EUR")
     player = PlayerFactory(funded="100.00")
@@ -94,6 +106,47 @@ def test_round_cancelled_while_bets_arrive_refunds_every_accepted_stake():
     assert Bet.objects.exclude(state="refunded").count() == 0
     assert all(balance(p) == Decimal("50.00") for p in players)
     assert LedgerTransaction.objects.filter(kind="refund").count() == Bet.objects.count()
+
+
+class _CountingCalls(Answering):
+    """A seamless operator's wallet answering every call OK and noting each call's path (``/debit``...)."""
+
+    body = b'{"status": "OK", "balance": "1000.00"}'
+
+    def do_POST(self):
+        self.calls.append(self.path.rsplit("/", 1)[-1])
+        super().do_POST()
+
+
+@pytest.mark.parametrize("factory, seat", [(BoundlessTableFactory, None), (ClassicTableFactory, 3)])
+def test_20_stacked_seamless_bets_at_once_send_one_debit_and_no_rollback(factory, seat):
+    """RULES 6, 7, 8: of 20 game-server posts at once of one seamless player's bet on one position
+    and bet type, each with its own key, one is placed and the 19 others are refused as stacked
+    before any debit is sent: the operator's wallet sees one debit and no rollback."""
+    CurrencyFactory(code="EUR")
+    calls = []
+    with answering(_CountingCalls.body, _CountingCalls, calls=calls) as url:
+        player = seamless_operator("sea", url, players=("f1",))[1]["f1"]
+        table = factory()
+        round_ = RoundFactory(table=table)
+        _, raw, _ = create_service_key(studio=table.studio, name="stacking")
+
+        def post(i):
+            def job():
+                client = APIClient()
+                client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+                return client.post(f"/api/game/v1/rounds/{round_.pk}/bets/", {
+                    "key": f"stack-{i}", "player": player.game_code, "type": "main", "stake": "10.00",
+                    "seat": seat}, format="json")
+            return job
+
+        answers = run_at_once([post(i) for i in range(20)])
+    assert sorted(a.status_code for a in answers) == [201] + [409] * 19, [a.content[:200] for a in answers]
+    # a seat bet already placed on the seat is refused as such (seat_taken), as one bet alone would be
+    assert {a.json()["code"] for a in answers if a.status_code == 409} <= {"bet_stacked", "seat_taken"}
+    assert calls == ["debit"]
+    assert Bet.objects.filter(round=round_).count() == 1
+    assert list(WalletMovement.objects.values_list("call", "state")) == [("debit", "ok")]
 
 
 def _lock_waiters():

@@ -130,6 +130,37 @@ def test_an_empty_batch_is_invalid_input(eur, game_client, path, body):
     assert "at least one" in json_error(response, 400, "invalid_input")["detail"]
 
 
+@pytest.mark.parametrize("path, body, expected", [
+    ("bets/", "null", 'the body must be a JSON object: one bet, or {"bets": [...]} with a list of 1 to 5000 bets, '
+                      "not null"),
+    ("bets/", "[]", 'the body must be a JSON object: one bet, or {"bets": [...]} with a list of 1 to 5000 bets, '
+                    "not an array"),
+    ("bets/", '[{"key": "k"}]', "not an array"),
+    ("bets/", '"x"', "not a string"),
+    ("bets/", '{"bets": {}}', "bets: a list of 1 to 5000 bets is required, not an object"),
+    ("bets/", '{"bets": null}', "bets: a list of 1 to 5000 bets is required, not null"),
+    ("extras/", "null", 'the body must be a JSON object: one extra stake, or {"extras": [...]} with a list of 1 to '
+                        "5000 extra stakes, not null"),
+    ("extras/", "[]", "not an array"),
+    ("extras/", '{"extras": {}}', "extras: a list of 1 to 5000 extra stakes is required, not an object"),
+    ("events/", "null", 'the body must be a JSON object: {"events": [...]} with a list of 1 to 500 events, not null'),
+    ("events/", "[]", 'the body must be a JSON object: {"events": [...]} with a list of 1 to 500 events, '
+                      "not an array"),
+    ("result/", "[]", 'the body must be a JSON object: {"record", "cut_card_out"}, not an array'),
+    ("cancel/", "7", 'the body must be a JSON object: {"reason", "host_disconnected"}, not a number'),
+])
+def test_a_body_of_the_wrong_shape_is_told_what_is_expected(eur, game_client, path, body, expected):
+    """Issue 20: a batch call's body that is no object (or whose list is not one) is answered with
+    what the call expects, not a sentence about a field it never reached."""
+    player = PlayerFactory(funded="100.00")
+    round_id = open_round(game_client, BoundlessTableFactory()) if path == "bets/" else closed_round(game_client,
+                                                                                                     player)
+    before = (RoundEvent.objects.count(), Bet.objects.count())
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/{path}", body, content_type="application/json")
+    assert expected in json_error(response, 400, "invalid_input")["detail"]
+    assert (RoundEvent.objects.count(), Bet.objects.count()) == before
+
+
 @pytest.mark.parametrize("key", [" ", "\t", " k", "k "])
 def test_a_bet_key_is_refused_blank_or_padded(eur, game_client, key):
     player = PlayerFactory(funded="100.00")

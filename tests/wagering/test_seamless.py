@@ -18,12 +18,13 @@ from tables.models import Round, Seat
 from tests.factories import PlayerFactory, PremiumTableFactory, RoundFactory
 from tests.player_api.conftest import play
 from tests.wagering.helpers import deal_hand, sit
-from tests.wallets.seamless import adjustment, answering, attempt, seamless_operator
+from tests.wallets.seamless import adjustment, answering, attempt, journal_wallet, seamless_operator
 from wagering import extras, placement
 from wagering.closing import close_betting
 from wagering.models import Bet
 from wagering.placement import place_bets
 from wallets.models import WalletMovement
+from wallets.port import Debit, open_debits, send_debits
 from wallets.reconcile import reconcile
 
 pytestmark = pytest.mark.django_db
@@ -188,3 +189,46 @@ def test_a_stake_answered_ok_without_a_money_string_balance_is_rolled_back_not_p
     debit = WalletMovement.objects.get(call=WalletMovement.Call.DEBIT)
     assert debit.state == State.UNKNOWN and "balance" in debit.last_error
     assert WalletMovement.objects.filter(call=WalletMovement.Call.ROLLBACK, reference=debit).exists()
+
+
+def _held_elsewhere(round_, player, claim):
+    """A stake debit of ``player``'s recorded by another call for ``round_``, not answered yet,
+    holding ``claim`` (as a concurrent bet's does while it is sent)."""
+    (movement,) = open_debits([Debit(key=f"stake:{round_.pk}:elsewhere", kind="stake", wallet=journal_wallet(player),
+                                     amount=Decimal("10.00"), round_ref=str(round_.pk), table_ref=round_.table.code,
+                                     claim=claim)]).values()
+    return movement
+
+
+def test_a_position_a_live_debit_holds_is_refused_before_any_debit_then_free_once_it_is_not(cast, wallet):
+    """RULES 6, 7, 8: a concurrent call's debit not answered yet holds its bet's position: a bet of
+    the player's on it is refused as stacked and its own debit never sent; once that debit is
+    refused, the position is free."""
+    round_, _, _, f1 = cast
+    held = _held_elsewhere(round_, f1, "main:3")
+    request = {"key": "f1-main", "player": f1.game_code, "type": "main", "stake": "10.00", "seat": 3}
+    (outcome,) = place_bets(round_id=round_.pk, bets=[request])
+    assert outcome.error.code == "bet_stacked" and not outcome.bets
+    assert list(WalletMovement.objects.values_list("key", flat=True)) == [held.key]
+    assert wallet.balance_of("f1") == "1000.00"
+    WalletMovement.objects.filter(pk=held.pk).update(state=State.REFUSED, status="INSUFFICIENT_FUNDS")
+    (outcome,) = place_bets(round_id=round_.pk, bets=[request])
+    assert outcome.error is None and [b.seat for b in outcome.bets] == [3, 4]
+
+
+def test_a_bet_whose_debit_was_not_sent_keeps_the_reason_when_the_holder_is_refused_meanwhile(
+        cast, wallet, monkeypatch):
+    """The debit holding the position is refused while the call that found it held sends its
+    other debits: its bet is still refused as stacked (the reason its debit was not sent)."""
+    round_, anna, _, f1 = cast
+    held = _held_elsewhere(round_, f1, "pairs:3")
+
+    def meanwhile(movements):
+        WalletMovement.objects.filter(pk=held.pk).update(state=State.REFUSED, status="INSUFFICIENT_FUNDS")
+        return send_debits(movements)
+    monkeypatch.setattr(placement, "send_debits", meanwhile)
+    outcomes = place_bets(round_id=round_.pk, bets=[
+        {"key": "f1-pairs", "player": f1.game_code, "type": "pairs", "stake": "5.00", "seat": 3},
+        {"key": "f1-main", "player": f1.game_code, "type": "main", "stake": "10.00", "seat": 3}])
+    assert outcomes[0].error.code == "bet_stacked" and outcomes[1].error is None
+    assert not _unkept_debits()

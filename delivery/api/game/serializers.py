@@ -109,9 +109,13 @@ class RoundEventSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+#: The most play events one call reports.
+MAX_EVENTS = 500
+
+
 class PlayEventsSerializer(StrictSerializer):
     events = serializers.ListField(
-        child=serializers.DictField(), min_length=1, max_length=500,
+        child=serializers.DictField(), min_length=1, max_length=MAX_EVENTS,
         help_text='Each {"kind": "card_scanned" | "card_rescanned" | "decision" | "auto_play", ...details}: '
                   'card_scanned {"card": "AS", "to": "dealer" | "seat:N" | "player"}, card_rescanned {"to", '
                   '"card" (the read that replaces the last card scanned to "to"; none while unreadable)}, '

@@ -32,7 +32,29 @@ ERRORS = {code: s.ErrorSerializer for code in (400, 401, 403, 404, 409, 429)}
 MULTI_STATUS, NONE_ACCEPTED = 207, 422
 
 
-def _valid(serializer_class, data):
+def _json_kind(value):
+    """What JSON value ``value`` is, for a sentence: "null", "an array", "a string"..."""
+    kinds = ((type(None), "null"), (bool, "a boolean"), (list, "an array"), (str, "a string"), (dict, "an object"))
+    return next((kind for cls, kind in kinds if isinstance(value, cls)), "a number")
+
+
+def _object(data, shape):
+    """``data`` (a request body), or ``InvalidInput`` saying it must be a JSON object ``shape``."""
+    if not isinstance(data, dict):
+        raise InvalidInput(f"the body must be a JSON object: {shape}, not {_json_kind(data)}")
+    return data
+
+
+def _batch_shape(name, item, items):
+    """The sentence of a call's shapes: one ``item`` alone, or the ``name`` batch of ``items``."""
+    return f'one {item}, or {{"{name}": [...]}} with a list of 1 to {MAX_BATCH} {items}'
+
+
+def _valid(serializer_class, data, shape=None):
+    """``data`` validated by ``serializer_class``; a body that is no object is told ``shape`` (by
+    default the serializer's fields, ``{"reason", ...}``)."""
+    if not isinstance(data, dict):
+        _object(data, shape or "{" + ", ".join(f'"{name}"' for name in serializer_class().fields) + "}")
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
@@ -47,9 +69,12 @@ def _known_keys(data, fields):
     return data
 
 
-def _batch(items, name):
-    """``items`` (a batch's list), or ``InvalidInput`` when it is empty or holds more than
-    ``MAX_BATCH``."""
+def _batch(data, name, what):
+    """The ``name`` list of ``data`` (a batch's body, its one key; ``what``: what it lists, for a
+    sentence), or ``InvalidInput`` when it is no list, is empty or holds more than ``MAX_BATCH``."""
+    items = _known_keys(data, [name])[name]
+    if not isinstance(items, list):
+        raise InvalidInput(f"{name}: a list of 1 to {MAX_BATCH} {what} is required, not {_json_kind(items)}")
     if not items:
         raise InvalidInput(f"{name}: at least one item is required")
     if len(items) > MAX_BATCH:
@@ -149,15 +174,13 @@ class BetsView(GameAPIView):
         summary="Place one bet (an object) or many ({\"bets\": [...]}, one result each); stakes debited at once")
     def post(self, request, pk):
         round_ = _loaded(self.own_round(pk))
-        data = request.data
-        if isinstance(data, dict) and isinstance(data.get("bets"), list):
-            outcomes = place_bets(round_id=pk, bets=_batch(_known_keys(data, ["bets"])["bets"], "bets"),
-                                  amounts_as_strings=True, **self.actor())
+        data = _object(request.data, _batch_shape("bets", "bet", "bets"))
+        if "bets" in data:
+            outcomes = place_bets(round_id=pk, bets=_batch(data, "bets", "bets"), amounts_as_strings=True,
+                                  **self.actor())
             results = [_outcome(o, _money(round_)) for o in outcomes]
             return _batch_response(results, status.HTTP_201_CREATED if any(o.created for o in outcomes)
                                    else status.HTTP_200_OK)
-        if not isinstance(data, dict):
-            data = {}
         fields = ("key", "player", "type", "stake", "seat", "record_id")
         outcome = place_bet(round_id=pk, **{f: _known_keys(data, fields).get(f) for f in fields},
                             amounts_as_strings=True,
@@ -192,12 +215,12 @@ class ExtrasView(GameAPIView):
                 "one result each, taken in order); returns what to apply (fallback)")
     def post(self, request, pk):
         round_ = _loaded(self.own_round(pk))
-        data = request.data
-        if isinstance(data, dict) and isinstance(data.get("extras"), list):
-            outcomes = add_extra_stakes(round_id=pk, extras=_batch(_known_keys(data, ["extras"])["extras"], "extras"),
-                                        **self.actor())
+        shape = _batch_shape("extras", "extra stake", "extra stakes")
+        data = _object(request.data, shape)
+        if "extras" in data:
+            outcomes = add_extra_stakes(round_id=pk, extras=_batch(data, "extras", "extra stakes"), **self.actor())
             return _batch_response([_extra_outcome(o, _money(round_)) for o in outcomes], status.HTTP_200_OK)
-        outcome = add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, data), **self.actor())
+        outcome = add_extra_stake(round_id=pk, **_valid(s.ExtraRequestSerializer, data, shape), **self.actor())
         return Response(_extra_outcome(outcome, _money(round_)))
 
 
@@ -205,7 +228,8 @@ class PlayEventsView(GameAPIView):
     @extend_schema(request=s.PlayEventsSerializer, responses={201: s.RoundEventSerializer(many=True), **ERRORS},
                    summary="Report card scans, rescans, decisions and auto-play for the round's timeline")
     def post(self, request, pk):
-        rows = report_play(round_id=self.own_round(pk), **_valid(s.PlayEventsSerializer, request.data),
+        shape = f'{{"events": [...]}} with a list of 1 to {s.MAX_EVENTS} events'
+        rows = report_play(round_id=self.own_round(pk), **_valid(s.PlayEventsSerializer, request.data, shape),
                            **self.actor())
         return Response(s.RoundEventSerializer(rows, many=True).data, status=status.HTTP_201_CREATED)
 

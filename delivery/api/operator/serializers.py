@@ -98,6 +98,11 @@ class SessionRequestSerializer(StrictSerializer):
     currency = currency_field(help_text="A currency the player holds a wallet in.")
 
 
+class SessionEndRequestSerializer(StrictSerializer):
+    token = StrictCharField(min_length=1, max_length=200, trim_whitespace=False,
+                            help_text="The session's token (as POST sessions/ gave it).")
+
+
 class SessionSerializer(serializers.Serializer):
     token = serializers.CharField(help_text="The player API's credential (Authorization: Bearer <token>), "
                                             "shown once: only its hash is kept.")

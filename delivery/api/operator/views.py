@@ -35,6 +35,7 @@ from . import serializers as s
 from .authentication import IsOperator, OperatorKeyAuthentication
 from .filters import DailyReportFilter, OperatorBetFilter
 from .pagination import StatementPagination
+from .redaction import redact_secrets
 
 
 def errors(*codes):
@@ -52,7 +53,8 @@ class OperatorAPIView(StrictAPIView):
     """Base of the operator views: an operator's API key (``request.auth``; the operator is
     ``self.operator``), the per-key throttle, JSON bodies without repeated keys, and
     ``StrictAPIView``'s JSON, errors and strict query strings. Every answer to a request with a
-    usable key, refusals included, writes one ``OperatorAPICall`` (``record_call``)."""
+    usable key, refusals included, writes one ``OperatorAPICall`` (``record_call``) of the path
+    with its secrets redacted (``redaction.redact_secrets``)."""
 
     authentication_classes = [OperatorKeyAuthentication]
     permission_classes = [IsOperator]
@@ -70,7 +72,8 @@ class OperatorAPIView(StrictAPIView):
         except drf.APIException:  # authentication failed: no usable key to name
             key = None
         if isinstance(key, OperatorAPIKey):
-            record_call(key=key, method=request.method, path=request.path, status=response.status_code)
+            record_call(key=key, method=request.method, path=redact_secrets(request.path),
+                        status=response.status_code)
         return response
 
 
@@ -114,10 +117,20 @@ class SessionsView(OperatorAPIView):
                         status=status.HTTP_201_CREATED)
 
 
+class SessionEndView(OperatorAPIView):
+    @extend_schema(request=s.SessionEndRequestSerializer, responses={204: None, **errors(404)},
+                   examples=examples.REVOKE_SESSION,
+                   summary="End a session now (idempotent), its token in the body; the player API refuses it at once")
+    def post(self, request):
+        revoke_session(operator=self.operator, **self.body(s.SessionEndRequestSerializer))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 class SessionView(OperatorAPIView):
     @extend_schema(parameters=[TOKEN_PARAMETER], request=None, responses={204: None, **errors(404)},
                    examples=examples.REVOKE_SESSION,
-                   summary="End a session now (idempotent); the player API refuses it at once")
+                   summary="End a session now (idempotent), its token in the path (POST sessions/end keeps it "
+                           "out of URLs); the player API refuses it at once")
     def delete(self, request, token):
         revoke_session(operator=self.operator, token=token)
         return Response(status=status.HTTP_204_NO_CONTENT)

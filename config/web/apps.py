@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class WebConfig(AppConfig):
+    """Listed before ``django.contrib.staticfiles`` so that its ``runserver`` is the one run."""
+
+    name = "config.web"
+    label = "web"
