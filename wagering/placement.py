@@ -77,7 +77,9 @@ class _Placement:
     and, when the operator refuses it for funds, shared (``SHARED`` debits) as RULES 9 says.
     ``claimed``: the positions the players' live stake debits hold for bets not placed yet
     (``wallets.port.claims``, read under the wallets' locks): a position a concurrent call's debit
-    holds is refused as stacked, before a debit of its own is sent. ``unsent``: ``{key: error}``
+    holds is refused as stacked, before a debit of its own is sent; at seats, every player's are
+    read (under the seats' locks), and a seat another player's debit claims is taken
+    (``seat_claims``: ``{seat number: player id}``). ``unsent``: ``{key: error}``
     of the requests a finding pass refused (their debits were never sent): the error they keep."""
 
     def __init__(self, round_, requests, debits, *, sending=False, unsent=None):
@@ -106,7 +108,10 @@ class _Placement:
         self.positions = set(Bet.objects.filter(round=round_, player_id__in=list(self.wallets))
                              .values_list("player_id", "type", "seat"))
         journals = [pid for pid, w in self.wallets.items() if w.journal]
-        self.claimed = claims(str(round_.pk), journals) if journals else {}
+        # at seats, every player's: a seat one player's live debit claims is taken for the others
+        self.claimed = claims(str(round_.pk), None if self.seats else journals) if journals or self.seats else {}
+        self.seat_claims = {int(c.removeprefix("main:")): pid for pid, c in self.claimed
+                            if c.startswith("main:") and c != "main:"}
         keys = {r.get("key") for r in requests if isinstance(r.get("key"), str)}
         record_ids = {i for i in (r.get("record_id") or r.get("key") for r in requests) if isinstance(i, str)}
         if (self.rules.seats_per_player or 1) > 1:  # premium: a mirrored seat bet has a key and record id of its own
@@ -275,6 +280,8 @@ class _Placement:
             raise SeatTaken(f"seat {seat.number} is taken by another player")
         if seat.number in self.main:
             raise SeatTaken(f"seat {seat.number} already has a seat bet this round")
+        if self.seat_claims.get(seat.number, player.pk) != player.pk:
+            raise SeatTaken(f"seat {seat.number} is being taken by another player's bet this round")
         held = self._held(player, but=seat)
         if seat.player_id is None:
             behind = self.behind.get(player.pk, set())

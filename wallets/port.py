@@ -148,10 +148,11 @@ def open_debits(debits):
 
 
 def claims(round_ref, players):
-    """``{(player id, claim): debit key}`` of the live stake debits of ``players`` (player ids) for
-    ``round_ref`` that hold a claim (``Debit.claim``): recorded and not answered yet, or answered
-    OK with neither their posting (``take``) nor a rollback (``drop_debits``). Read under the
-    players' wallets' locks, a debit recorded by a transaction committed before is among them."""
+    """``{(player id, claim): debit key}`` of the live stake debits of ``players`` (player ids; None:
+    every player's) for ``round_ref`` that hold a claim (``Debit.claim``): recorded and not
+    answered yet, or answered OK with neither their posting (``take``) nor a rollback
+    (``drop_debits``). Read under the players' wallets' locks (or the table's seats' locks, for
+    every player's seat claims), a debit recorded by a transaction committed before is among them."""
     return seamless.claims(round_ref, players)
 
 

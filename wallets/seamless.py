@@ -84,7 +84,9 @@ def claims(round_ref, players):
     """See ``port.claims``."""
     live = WalletMovement.objects.filter(
         Q(state=State.PENDING) | Q(state=State.OK, ledger_key__isnull=True, rollbacks__isnull=True),
-        call=WalletMovement.Call.DEBIT, kind="stake", round_ref=round_ref, player_id__in=players).exclude(claim="")
+        call=WalletMovement.Call.DEBIT, kind="stake", round_ref=round_ref).exclude(claim="")
+    if players is not None:
+        live = live.filter(player_id__in=players)
     return {(player, claim): key for player, claim, key in live.values_list("player_id", "claim", "key")}
 
 

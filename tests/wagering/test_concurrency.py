@@ -149,6 +149,34 @@ def test_20_stacked_seamless_bets_at_once_send_one_debit_and_no_rollback(factory
     assert list(WalletMovement.objects.values_list("call", "state")) == [("debit", "ok")]
 
 
+def test_10_seamless_players_at_once_on_one_empty_seat_send_one_debit_and_no_rollback():
+    """RULES 6: a seat is one player's. Of 10 seamless players' seat bets at once on one empty seat,
+    one is placed and the 9 others are refused ``seat_taken`` before any debit of theirs is sent:
+    a live stake debit claims its seat for every player."""
+    CurrencyFactory(code="EUR")
+    calls, codes = [], tuple(f"s{i}" for i in range(10))
+    with answering(_CountingCalls.body, _CountingCalls, calls=calls) as url:
+        players = seamless_operator("sea", url, players=codes)[1]
+        table = ClassicTableFactory()
+        round_ = RoundFactory(table=table)
+        _, raw, _ = create_service_key(studio=table.studio, name="seat-race")
+
+        def post(code):
+            def job():
+                client = APIClient()
+                client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+                return client.post(f"/api/game/v1/rounds/{round_.pk}/bets/", {
+                    "key": f"race-{code}", "player": players[code].game_code, "type": "main", "stake": "10.00",
+                    "seat": 3}, format="json")
+            return job
+
+        answers = run_at_once([post(code) for code in codes])
+    assert sorted(a.status_code for a in answers) == [201] + [409] * 9, [a.content[:200] for a in answers]
+    assert {a.json()["code"] for a in answers if a.status_code == 409} == {"seat_taken"}
+    assert calls == ["debit"]
+    assert list(WalletMovement.objects.values_list("call", "state")) == [("debit", "ok")]
+
+
 def _lock_waiters():
     """How many other backends of this database wait for a lock."""
     with connection.cursor() as cursor:
