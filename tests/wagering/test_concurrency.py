@@ -118,6 +118,16 @@ class _CountingCalls(Answering):
         super().do_POST()
 
 
+def _game_server_bet(round_, raw, key, player, seat):
+    """A job posting one seamless seat or shared-hand bet of 10.00 with the service key ``raw``."""
+    def job():
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        return client.post(f"/api/game/v1/rounds/{round_.pk}/bets/", {
+            "key": key, "player": player.game_code, "type": "main", "stake": "10.00", "seat": seat}, format="json")
+    return job
+
+
 @pytest.mark.parametrize("factory, seat", [(BoundlessTableFactory, None), (ClassicTableFactory, 3)])
 def test_20_stacked_seamless_bets_at_once_send_one_debit_and_no_rollback(factory, seat):
     """RULES 6, 7, 8: of 20 game-server posts at once of one seamless player's bet on one position
@@ -130,17 +140,7 @@ def test_20_stacked_seamless_bets_at_once_send_one_debit_and_no_rollback(factory
         table = factory()
         round_ = RoundFactory(table=table)
         _, raw, _ = create_service_key(studio=table.studio, name="stacking")
-
-        def post(i):
-            def job():
-                client = APIClient()
-                client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-                return client.post(f"/api/game/v1/rounds/{round_.pk}/bets/", {
-                    "key": f"stack-{i}", "player": player.game_code, "type": "main", "stake": "10.00",
-                    "seat": seat}, format="json")
-            return job
-
-        answers = run_at_once([post(i) for i in range(20)])
+        answers = run_at_once([_game_server_bet(round_, raw, f"stack-{i}", player, seat) for i in range(20)])
     assert sorted(a.status_code for a in answers) == [201] + [409] * 19, [a.content[:200] for a in answers]
     # a seat bet already placed on the seat is refused as such (seat_taken), as one bet alone would be
     assert {a.json()["code"] for a in answers if a.status_code == 409} <= {"bet_stacked", "seat_taken"}
@@ -160,17 +160,7 @@ def test_10_seamless_players_at_once_on_one_empty_seat_send_one_debit_and_no_rol
         table = ClassicTableFactory()
         round_ = RoundFactory(table=table)
         _, raw, _ = create_service_key(studio=table.studio, name="seat-race")
-
-        def post(code):
-            def job():
-                client = APIClient()
-                client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-                return client.post(f"/api/game/v1/rounds/{round_.pk}/bets/", {
-                    "key": f"race-{code}", "player": players[code].game_code, "type": "main", "stake": "10.00",
-                    "seat": 3}, format="json")
-            return job
-
-        answers = run_at_once([post(code) for code in codes])
+        answers = run_at_once([_game_server_bet(round_, raw, f"race-{c}", players[c], 3) for c in codes])
     assert sorted(a.status_code for a in answers) == [201] + [409] * 9, [a.content[:200] for a in answers]
     assert {a.json()["code"] for a in answers if a.status_code == 409} == {"seat_taken"}
     assert calls == ["debit"]
