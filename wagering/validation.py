@@ -22,6 +22,14 @@ RECORD_ID_MAX = Bet._meta.get_field("record_id").max_length - MIRROR_SUFFIX
 PLAYER_MAX = Bet._meta.get_field("player").related_model._meta.get_field("code").max_length
 
 
+def _known_keys(request, keys, what):
+    """Raise ``InvalidInput`` naming the keys of ``request`` (a dict) beyond ``keys`` (the first 10,
+    each cut to 64 characters); ``what`` names the request in the sentence."""
+    unknown = sorted(str(key)[:64] for key in set(request) - set(keys))[:10]
+    if unknown:
+        raise InvalidInput("; ".join(f"{key}: unknown field" for key in unknown) + f" ({what} holds {', '.join(keys)})")
+
+
 def _string(name, value, max_length, *, required=True):
     if value is None and not required:
         return
@@ -33,14 +41,19 @@ def _string(name, value, max_length, *, required=True):
         raise InvalidInput(f"{name}: must not contain NUL characters")
 
 
+#: The keys a bet request may hold.
+BET_KEYS = ("key", "player", "type", "stake", "seat", "record_id")
+
+
 def check_bet_request(request, *, amounts_as_strings=False):
     """Raise ``InvalidInput`` (or ``InvalidAmount``) unless ``request`` (a bet request of
     ``place_bets``) has the right types: strings for ``key``, ``player``, ``type``, ``stake`` (a
     ``Decimal`` or ``int`` too, from Python callers, unless ``amounts_as_strings``: the API) and
     ``record_id`` (or null), an int or null for ``seat`` (not a bool, not a float; which seats
-    exist is the seat rules' ``seat_not_allowed``)."""
+    exist is the seat rules' ``seat_not_allowed``), and no key beyond ``BET_KEYS``."""
     if not isinstance(request, dict):
         raise InvalidInput("each bet must be an object")
+    _known_keys(request, BET_KEYS, "a bet")
     _string("key", request.get("key"), KEY_MAX)
     if request["key"] != request["key"].strip():
         raise InvalidInput("key: a key has no leading or trailing whitespace (nor is it blank)")
@@ -54,12 +67,17 @@ def check_bet_request(request, *, amounts_as_strings=False):
         raise InvalidAmount('stake: a decimal string such as "10.00" is required')
 
 
+#: The keys an extra-stake request may hold.
+EXTRA_KEYS = ("bet", "kind", "hand", "cards")
+
+
 def check_extra_request(request):
     """Raise ``InvalidInput`` unless ``request`` (an extra-stake request of ``add_extra_stakes``)
     has the right types: ``bet`` and ``kind`` strings, ``hand`` an int (not a bool), ``cards`` null
-    or a list of short strings."""
+    or a list of short strings; no key beyond ``EXTRA_KEYS``."""
     if not isinstance(request, dict):
         raise InvalidInput("each extra stake must be an object")
+    _known_keys(request, EXTRA_KEYS, "an extra stake")
     _string("bet", request.get("bet"), Bet._meta.get_field("record_id").max_length)
     _string("kind", request.get("kind"), BetExtra._meta.get_field("kind").max_length)
     hand = request.get("hand", 1)

@@ -11,7 +11,7 @@ from delivery.api.game.signing import signed_headers
 from tables.models import Round, RoundEvent, Studio, StudioAPIKey
 from tables.studios import create_service_key
 from tests.factories import BoundlessTableFactory, PlayerFactory, TableFactory
-from wagering.models import Bet
+from wagering.models import Bet, BetExtra
 
 from .test_api import open_round
 from .test_hardening import closed_round, json_error
@@ -235,3 +235,22 @@ def test_an_open_refuses_unknown_keys(eur, game_client):
                                 {"external_id": "R-1", "shoe": 1, "burn_count": 2, "extra": 1}, format="json")
     assert "extra: unknown field" in json_error(response, 400, "invalid_input")["detail"]
     assert not Round.objects.exists()
+
+
+@pytest.mark.parametrize("path, item", [
+    ("bets/", {"key": "k", "player": "P", "type": "main", "stake": "10.00", "zz": 1}),
+    ("bets/", {"key": "k", "player": "P", "type": "main", "stake": "10.00", "recordid": "r-1"}),
+    ("extras/", {"bet": "m", "kind": "insurance", "zz": 1}),
+])
+def test_a_batch_item_with_an_unknown_key_is_refused_and_moves_no_money(eur, game_client, path, item):
+    """The third fresh attack: a bet item's unknown key was dropped and the bet placed (a misspelt
+    ``seat`` or ``record_id`` silently lost); an item holds its call's keys only, as a body does."""
+    player = PlayerFactory(funded="100.00")
+    item = {**item, "player": player.code} if "player" in item else item
+    round_id = closed_round(game_client, player) if path == "extras/" else open_round(game_client, TableFactory())
+    before = (Bet.objects.count(), BetExtra.objects.count(), str(player.wallets.get().balance))
+    response = game_client.post(f"/api/game/v1/rounds/{round_id}/{path}", {path[:-1]: [item]}, format="json")
+    assert response.status_code == 422, response.content
+    error = response.json()["results"][0]["error"]
+    assert error["code"] == "invalid_input" and "unknown field" in error["detail"], error
+    assert (Bet.objects.count(), BetExtra.objects.count(), str(player.wallets.get().balance)) == before
