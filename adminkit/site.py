@@ -22,6 +22,7 @@ from io import BytesIO
 from django import forms
 from django.conf import settings
 from django.db import transaction
+from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -33,6 +34,8 @@ from django_otp import user_has_device
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp.qr import write_qrcode_image
+
+from .query import refused_query
 
 #: The name of the device the enrolment page creates.
 DEVICE_NAME = "authenticator"
@@ -90,7 +93,8 @@ def reset_second_factor(user):
 
 
 class StaffAdminSite(OTPAdminSite):
-    """``admin.site``: django-otp's admin site (verified staff only) with first-login enrolment."""
+    """``admin.site``: django-otp's admin site (verified staff only) with first-login enrolment; a
+    query string ``adminkit.query.refused_query`` refuses is a plain 400 on every page."""
 
     login_form = StaffLoginForm
 
@@ -101,6 +105,9 @@ class StaffAdminSite(OTPAdminSite):
         inner = super().admin_view(view, cacheable)
 
         def wrapper(request, *args, **kwargs):
+            refused = refused_query(request.GET)
+            if refused is not None:
+                return HttpResponseBadRequest(refused, content_type="text/plain; charset=utf-8")
             if needs_enrolment(request.user) and request.path != reverse("admin:logout", current_app=self.name):
                 return redirect(reverse("admin:otp_enrol", current_app=self.name))
             return inner(request, *args, **kwargs)

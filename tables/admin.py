@@ -6,6 +6,7 @@ table's open RTP-watch alerts, a round's replay with the void and resettle actio
 import json
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
@@ -216,7 +217,8 @@ def _pay_tables_html(pay_tables):
 
 
 class ShoeFilter(admin.SimpleListFilter):
-    """Rounds of one shoe (``?shoe=<id>``; the link from a shoe's round count)."""
+    """Rounds of one shoe (``?shoe=<id>``; the link from a shoe's round count); an id that is no
+    number of at most 18 digits is the admin's invalid-lookup answer (``IncorrectLookupParameters``)."""
 
     title = "shoe"
     parameter_name = "shoe"
@@ -226,7 +228,12 @@ class ShoeFilter(admin.SimpleListFilter):
         return [(shoe, f"shoe #{shoe}")] if shoe else []
 
     def queryset(self, request, queryset):
-        return queryset.filter(shoe_id=self.value()) if self.value() else queryset
+        shoe = self.value()
+        if not shoe:
+            return queryset
+        if not (shoe.isascii() and shoe.isdigit() and len(shoe) <= 18):
+            raise IncorrectLookupParameters(f"shoe {shoe[:32]!r} is no shoe id")
+        return queryset.filter(shoe_id=int(shoe))
 
 
 @admin.register(Round)
