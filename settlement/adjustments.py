@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from accounts.exceptions import IdempotencyConflict
 from accounts.locks import lock_wallets
-from accounts.money import parse_amount
+from accounts.money import amount_string, parse_amount
 from wagering import rollups
 from wallets.port import adjust
 
@@ -113,7 +113,9 @@ def request_adjustment(*, wallet, house, amount, key, memo, actor, actor_user=No
     existing = Adjustment.objects.filter(key=key).first()
     if existing is not None:
         if (existing.wallet_id, existing.amount) != (wallet.pk, amount):
-            raise IdempotencyConflict(f"adjustment {key} was asked for with {existing.amount}, not {amount}")
+            before, now = (amount_string(a, wallet.currency.minor_units) for a in (existing.amount, amount))
+            elsewhere = "" if existing.wallet_id == wallet.pk else " on another wallet"
+            raise IdempotencyConflict(f"this adjustment was asked for before with {before}{elsewhere}, not {now}")
         return existing
     pending = check_adjustment(user, wallet, amount, dispute)
     adjustment = Adjustment.objects.create(

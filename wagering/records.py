@@ -5,6 +5,7 @@ took. Taking a record, resettling and an operator's resettle preview all check t
 import json
 from decimal import Decimal
 
+from accounts.money import amount_string
 from accounts.sql import BY_KEY, values_list_rows
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.exceptions import InvalidRecord
@@ -32,9 +33,10 @@ def _platform_bets(round_):
     return held
 
 
-def _as_json(value):
-    """``value`` (str, int, ``Decimal`` or None) as JSON writes it, for error messages: ``"5.00"``, ``null``."""
-    return json.dumps(str(value) if isinstance(value, Decimal) else value)
+def _as_json(value, minor_units):
+    """``value`` (str, int, ``Decimal`` or None) as JSON writes it, for error messages: ``"5.00"``
+    (money in the currency's ``minor_units``), ``null``."""
+    return json.dumps(amount_string(value, minor_units) if isinstance(value, Decimal) else value)
 
 
 def check_record(round_, record):
@@ -46,6 +48,7 @@ def check_record(round_, record):
     follow's stake. Returns ``(the engine's RoundResult, {record_id: (bet pk, player id)})``. Raises
     ``InvalidRecord`` whose ``extra["field"]`` is the record's field path."""
     table = round_.table
+    minor_units = table.currency.minor_units
     for field, expected in (("round", round_.external_id), ("currency", table.currency_id),
                             ("shoe_round", round_.shoe_round)):
         if isinstance(record, dict) and record.get(field) != expected:
@@ -65,14 +68,15 @@ def check_record(round_, record):
         for field, ours, theirs in (("player", player, engine_bet.player), ("type", type_, engine_bet.type),
                                     ("seat", seat, engine_bet.seat), ("stake", stake, engine_bet.stake)):
             if ours != theirs:
-                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(ours)}, the record says "
-                                    f"{_as_json(theirs)}", field=f"bets[{index}].{field}")
+                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(ours, minor_units)}, "
+                                    f"the record says {_as_json(theirs, minor_units)}", field=f"bets[{index}].{field}")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
         ours = bets[record_id][1]
         if ours != dict(engine_bet.extras):
-            theirs = {k: str(v) for k, v in engine_bet.extras.items()}
-            raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds "
-                                f"{ {k: str(v) for k, v in ours.items()} }", field=f"bets[{index}]")
+            theirs, held = ({k: amount_string(v, minor_units) for k, v in extras.items()}
+                            for extras in (engine_bet.extras, ours))
+            raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds {held}",
+                                field=f"bets[{index}]")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
         for flag in ("follow_double", "follow_split"):
             if getattr(engine_bet, flag) and flag not in bets[record_id][4]:

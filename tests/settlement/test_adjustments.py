@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from accounts.exceptions import InvalidAmount
+from accounts.exceptions import IdempotencyConflict, InvalidAmount
 from accounts.models import LedgerTransaction
 from adminkit.roles import DISPUTE_OFFICER, SUPERVISOR
 from settlement import disputes
@@ -198,3 +198,14 @@ def test_a_second_supervisor_approves_on_the_adjustments_page(client, limits):
     assert Adjustment.objects.get().status == "pending"  # not the one who asked
     page = otp_login(client, make_operator(SUPERVISOR, username="boss2")).post(url, form, follow=True)
     assert "approved and posted" in page.content.decode() and balance(player) == before + Decimal("300.00")
+
+
+@pytest.mark.django_db
+def test_a_key_asked_for_again_with_another_amount_names_both_in_minor_units_and_no_key(limits):
+    """The third fresh attack: the admin said "adjustment adjust:manual:… was asked for with 4.0000"."""
+    (player, _), = _disputes(1)
+    supervisor = make_operator(SUPERVISOR)
+    _adjust(player, None, "4", supervisor, "again")
+    with pytest.raises(IdempotencyConflict) as refused:
+        _adjust(player, None, "6.00", supervisor, "again")
+    assert str(refused.value) == "this adjustment was asked for before with 4.00, not 6.00"

@@ -1,5 +1,6 @@
 """Service-level tests of settlement (RULES 5, 8, 10; docs/round-record.md "Result") on PostgreSQL."""
 
+import copy
 from datetime import timedelta
 from decimal import Decimal
 
@@ -20,6 +21,7 @@ from tables.models import Round
 from tables.services import suspend
 from tests.factories import BoundlessTableFactory, UserFactory, scan
 from wagering.models import Bet
+from wagering.records import check_record
 
 from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for
 
@@ -306,3 +308,13 @@ def test_beat_schedule_rows_exist():
     from django_celery_beat.models import PeriodicTask
     tasks = set(PeriodicTask.objects.filter(enabled=True).values_list("task", flat=True))
     assert {"settlement.redrive_unsettled", "settlement.void_overdue", "settlement.reconcile_ledger"} <= tasks
+
+
+def test_a_record_disagreeing_on_a_stake_names_both_in_minor_units():
+    """The third fresh attack: ``bets[0].stake: the platform holds "10.0000"``."""
+    round_, _ = played_round()
+    record = copy.deepcopy(round_.record)
+    record["bets"][0]["stake"] = "20.00"
+    with pytest.raises(InvalidRecord) as refused:
+        check_record(round_, record)
+    assert str(refused.value).endswith('the record says "20.00"') and '.0000"' not in str(refused.value)
