@@ -44,32 +44,28 @@ Kind = LedgerTransaction.Kind
 
 # --- writing results ------------------------------------------------------------------------------
 
-def _write_results(round_, plan, correction, now, *, count=False):
+def _write_results(round_, plan, correction, now):
     """Write ``plan`` (a ``settlement.plans.Plan`` of bets of ``round_``): each distinct detail as
     one ``SettlementDetail`` of ``correction``, then every bet SETTLED with its ``outcome``,
     ``returned``, ``settled_at=now`` and detail. On PostgreSQL the bets take ONE
     ``UPDATE ... FROM unnest``: per bet only its id and its kind (numbers sent as array literals,
     ``accounts.sql``), each kind's outcome, return and detail taken by the kind from three short
     arrays; the bets are found through their round (its index), then joined to the rows, so that
-    the planner reads the round's bets and never the whole bet table; with ``count``, that same
-    statement returns what the rollups count of them (``wagering.rollups.counting``): returned.
-    Elsewhere ``bulk_update`` (and None returned: the rollups read the bets)."""
+    the planner reads the round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
     rows = SettlementDetail.objects.bulk_create(
         [SettlementDetail(round=round_, correction=correction, detail=detail, settled_at=now)
          for detail, _, _ in plan.details])
     kinds = [(outcome, returned, row.pk) for (_, outcome, returned), row in zip(plan.details, rows)]
     if connection.vendor == "postgresql":
-        update = (f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = (%b::varchar[])[u.kind + 1], "
-                  "returned = (%s::numeric[])[u.kind + 1], settled_at = %b::timestamptz, "
-                  "settlement_id = (%s::bigint[])[u.kind + 1] "
-                  "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, kind) "
-                  "WHERE b.round_id = %b::bigint AND b.id = u.id")
-        params = [Bet.State.SETTLED, [outcome for outcome, _, _ in kinds], number_array(r for _, r, _ in kinds), now,
-                  number_array(pk for _, _, pk in kinds), number_array(plan.bets), number_array(plan.kinds), round_.pk]
-        if not count:
-            execute_binary(update, params)
-            return None
-        return execute_binary(rollups.counting(update), params, planner=rollups.COUNTING)
+        execute_binary(
+            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = (%b::varchar[])[u.kind + 1], "
+            "returned = (%s::numeric[])[u.kind + 1], settled_at = %b::timestamptz, "
+            "settlement_id = (%s::bigint[])[u.kind + 1] "
+            "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, kind) "
+            "WHERE b.round_id = %b::bigint AND b.id = u.id",
+            [Bet.State.SETTLED, [outcome for outcome, _, _ in kinds], number_array(r for _, r, _ in kinds), now,
+             number_array(pk for _, _, pk in kinds), number_array(plan.bets), number_array(plan.kinds), round_.pk])
+        return
     Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=outcome, returned=returned,
                                  settled_at=now, settlement_id=settlement)
                              for pk, (outcome, returned, settlement) in zip(plan.bets, (kinds[k] for k in plan.kinds))],
@@ -95,11 +91,10 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None,
     """Write ``plan`` (a ``settlement.plans.Plan``) for a locked round whose bets are not settled
     yet: bets SETTLED with outcome and return, each non-zero return posted as ``payout:<bet>``, each
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
-    the rollups (``wagering.rollups.round_settled``, after the payouts; on PostgreSQL from what the
-    bets' update returned), the round SETTLED, its seal
+    the rollups (``wagering.rollups.round_settled``, after the payouts), the round SETTLED, its seal
     queued (``settlement.seals``). Returns the payouts' ``[(wallet, LedgerTransaction)]``
     (``wallets.port.move``), or None without ``transactions``."""
-    counted = _write_results(round_, plan, correction, timezone.now(), count=True)
+    _write_results(round_, plan, correction, timezone.now())
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(plan.bets), staked=str(plan.staked), returned=str(plan.returned)).save()
     paid, bets_of = plan.paid(), plan.bets_of()
@@ -110,7 +105,7 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None,
                             ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
                    for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of),
                   transactions=transactions)
-    rollups.round_settled(round_, counted)
+    rollups.round_settled(round_)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])

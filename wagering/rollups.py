@@ -29,7 +29,7 @@ from django.db import NotSupportedError, connection, transaction
 from django.db.models import Count, DateField, Func, Sum
 from django.utils import timezone
 
-from accounts.models import Account, LedgerEntry, LedgerTransaction, Operator, Player
+from accounts.models import Account, LedgerEntry, LedgerTransaction, Operator
 from accounts.sql import values_list_rows
 from tables.models import Round
 
@@ -102,18 +102,11 @@ def figures_of(bets, *, planner=None):
     returned, and the RTP's measure; a REFUNDED bet what it got back. One grouped query of the
     bets (joined to their players' operators for the day), run with ``planner`` settings
     (``ONE_ROUND`` for one round's bets, inside a transaction), and one of their few distinct
-    details (``figures``)."""
-    return figures(values_list_rows(bets.filter(state__in=[Bet.State.SETTLED, Bet.State.REFUNDED]).order_by()
-                                    .values_list(BET_DAY, "player__operator_id", "table_id", "currency_id", "type",
-                                                 "state", "settlement_id")
-                                    .annotate(n=Count("id"), stake=Sum("stake"), returned=Sum("returned")),
-                                    planner=planner))
-
-
-def figures(rows):
-    """``{key: Figures}`` of ``rows``: closed bets grouped as ``figures_of`` groups them, ``(day,
-    operator id, table id, currency code, bet type, state, settlement detail id, bets, sum of
-    stakes, sum of returns)``; reads their distinct settlement details."""
+    details."""
+    rows = values_list_rows(bets.filter(state__in=[Bet.State.SETTLED, Bet.State.REFUNDED]).order_by()
+                            .values_list(BET_DAY, "player__operator_id", "table_id", "currency_id", "type", "state",
+                                         "settlement_id")
+                            .annotate(n=Count("id"), stake=Sum("stake"), returned=Sum("returned")), planner=planner)
     detail_model = Bet._meta.get_field("settlement").related_model
     details = dict(detail_model.objects.filter(pk__in={r[6] for r in rows if r[5] == Bet.State.SETTLED})
                    .values_list("pk", "detail"))
@@ -133,39 +126,6 @@ def figures(rows):
         key = (day, operator, table, currency, bet_type)
         out[key] = out.get(key, Figures()) + f
     return out
-
-
-#: The columns of bets (aliased ``b``) that ``counted`` groups.
-COUNTED = "b.placed_at, b.player_id, b.table_id, b.currency_id, b.type, b.state, b.settlement_id, b.stake, b.returned"
-
-
-def counted(rows_sql):
-    """PostgreSQL: the statement returning the rows ``figures`` takes of the closed bets among the
-    rows of ``rows_sql`` (a statement returning the ``COUNTED`` columns of bets), grouped as
-    ``figures_of`` groups them (each bet's day in its player's operator's zone, as ``BET_DAY``),
-    their players read once each, through their primary key; its parameters are ``rows_sql``'s.
-    Run it with the planner settings ``COUNTING``."""
-    q = connection.ops.quote_name
-    player, operator = q(Player._meta.db_table), q(Operator._meta.db_table)
-    return (f"WITH u AS ({rows_sql}), "
-            f"pl AS MATERIALIZED (SELECT p.id, p.operator_id, o.time_zone FROM {player} p "
-            f"JOIN {operator} o ON o.id = p.operator_id WHERE p.id IN (SELECT player_id FROM u)) "
-            "SELECT (u.placed_at AT TIME ZONE pl.time_zone)::date, pl.operator_id, u.table_id, u.currency_id, u.type, "
-            "u.state, u.settlement_id, count(*), sum(u.stake), sum(u.returned) "
-            f"FROM u JOIN pl ON pl.id = u.player_id WHERE u.state IN ('{Bet.State.SETTLED}', '{Bet.State.REFUNDED}') "
-            "GROUP BY 1, 2, 3, 4, 5, 6, 7")
-
-
-def counting(update_sql):
-    """PostgreSQL: ``update_sql`` (an ``UPDATE`` of ``Bet`` rows aliased ``b``, without
-    ``RETURNING``) made to return, as ``counted``, what its bets count as they are after it: the
-    bets it writes are counted without reading them again."""
-    return counted(f"{update_sql} RETURNING {COUNTED}")
-
-
-#: Planner settings of a ``counting`` statement: its groups hashed, never sorted (the rows of a
-#: statement's ``RETURNING`` have no statistics: their count is a guess), and no JIT.
-COUNTING = {"jit": "off", "enable_sort": "off"}
 
 
 def difference(after, before):
@@ -207,13 +167,10 @@ def record(changes):
          {k: astuple(f) for k, f in changes.items()})
 
 
-def round_settled(round_, counted=None):
+def round_settled(round_):
     """``round_`` (locked) was just settled: add its settled bets to the rollups and count it on
-    each day and operator they belong to (``DailyRound``). ``counted``: the rows of its settled
-    bets as the update that settled them returned them (``counting``), or None to read them
-    (``figures_of``). Returns what was added."""
-    added = (figures(counted) if counted is not None
-             else figures_of(Bet.objects.filter(round=round_, state=Bet.State.SETTLED), planner=ONE_ROUND))
+    each day and operator they belong to (``DailyRound``). Returns what was added."""
+    added = figures_of(Bet.objects.filter(round=round_, state=Bet.State.SETTLED), planner=ONE_ROUND)
     record(added)
     DailyRound.objects.bulk_create(
         [DailyRound(day=day, operator_id=operator, table_id=table, currency_id=currency, round=round_)

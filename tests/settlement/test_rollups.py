@@ -3,8 +3,7 @@ settlement, a resettle, a void, a refund at the close and an adjustment count, o
 operator's), concurrently, and the rebuild that recomputes them."""
 
 import threading
-from dataclasses import astuple
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from io import StringIO
 from zoneinfo import ZoneInfo
@@ -12,32 +11,21 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.management import call_command
 from django.db import close_old_connections, connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import Operator
-from accounts.operators import create_operator
 from adminkit.roles import SUPERVISOR
 from settlement.adjustments import approve_adjustment
 from settlement.disputes import decide_dispute, manual_adjustment, open_dispute
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
 from settlement.voids import cancel, void_round
-from tests.factories import (
-    BoundlessTableFactory,
-    CurrencyFactory,
-    PlayerFactory,
-    RoundFactory,
-    UserFactory,
-    in_session,
-    make_operator,
-    scan,
-)
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, UserFactory, make_operator, scan
 from tests.rollups_scan import full_scan, kept
 from wagering.closing import close_betting
 from wagering.models import Bet, DailyAdjustment, DailyPlayer, DailyRollup, DailyRound
 from wagering.placement import place_bets
-from wagering.rollups import COLUMNS, KEY, figures_of, rebuild
+from wagering.rollups import rebuild
 
 from .helpers import BETS, played_round, record_for
 
@@ -252,32 +240,3 @@ def test_each_currency_has_rows_of_its_own():
     assert set(DailyRollup.objects.filter(bet_type="main").values_list("currency_id", "bets")) == {("EUR", 5),
                                                                                                    ("USD", 1)}
     assert_scan_equals_kept()
-
-
-@pytest.mark.postgresql
-def test_on_postgresql_the_bet_update_returns_what_the_rollups_count():
-    """The settlement's bet update returns its bets' figures (``wagering.rollups.counting``): no
-    other statement reads the round's bets after it, and what is kept equals what the generic
-    read of the bets (``figures_of``) and the full scan find, over two operators' zones with bets
-    on both sides of a midnight."""
-    CurrencyFactory(code="EUR")
-    east, _ = create_operator(code="east", currencies=["EUR"], time_zone="Pacific/Auckland")
-    players = {rid: PlayerFactory(funded="100.00", **({"operator": east} if n % 2 else {}))
-               for n, rid in enumerate(BETS)}
-    for player in players.values():
-        if player.operator == east:
-            in_session(player)
-    round_, _ = played_round(players=players)
-    for n, pk in enumerate(Bet.objects.filter(round=round_).order_by("pk").values_list("pk", flat=True)):
-        # 10:30 and 11:30 UTC: Auckland's (UTC+13) 1 March 23:30 and 2 March 00:30
-        Bet.objects.filter(pk=pk).update(placed_at=datetime(2026, 3, 1, 10 + n // 3 % 2, 30, tzinfo=UTC))
-    with CaptureQueriesContext(connection) as queries:
-        settle_round(round_id=round_.pk)
-    reads = [q["sql"] for q in queries.captured_queries if Bet._meta.db_table in q["sql"]
-             and not q["sql"].lstrip().startswith(("UPDATE", "WITH"))]
-    assert len(reads) == 1 and "COUNT(*)" in reads[0]  # the open bets counted before, never read after
-    generic = {k: astuple(f) for k, f in figures_of(Bet.objects.filter(round=round_)).items()}
-    kept_rows = {tuple(r[:5]): tuple(r[5:]) for r in DailyRollup.objects.values_list(*KEY, *COLUMNS)}
-    assert kept_rows == generic
-    assert {k[0] for k in generic} == {date(2026, 3, 1), date(2026, 3, 2)} and len({k[1] for k in generic}) == 2
-    assert kept()[:2] == full_scan()[:2]

@@ -31,7 +31,7 @@ def test_the_bets_update_carries_per_bet_only_its_id_and_its_kind(monkeypatch):
     sent, real = [], services.execute_binary
 
     def spy(sql, params, **options):
-        if f"UPDATE {Bet._meta.db_table} AS b" in sql:
+        if sql.startswith(f"UPDATE {Bet._meta.db_table}"):
             sent.append(params)
         return real(sql, params, **options)
 
