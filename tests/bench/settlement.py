@@ -7,8 +7,7 @@ records taken by ``record_result`` as the game server's are (its time is printed
 each round's task to one subprocess worker (``-P solo`` on its own queue, so the task runs in the
 process whose peak memory, /proc VmHWM, is read) and times it from send to SETTLED, once the
 set-up's writes are vacuumed and analyzed (``common.quiesce``, as autovacuum would soon after a
-bulk load: without it, first runs on a fresh database measured 17,196-21,470 bets/s, with it
-23,506-25,176, in the same hour). Beside it, the
+bulk load). Beside it, the
 floor: the same bet updates, bet details and ledger rows (transactions linked into their wallets'
 hash chains, entries with the wallets' balance_after, wallet balances and chain heads) written by
 one hand-written SQL transaction,
