@@ -1,13 +1,36 @@
-"""The query strings the operator site refuses before any page reads them: a value no database
-column can hold or no date can have would reach a query and fail there (a 500)."""
+"""The requests the operator site refuses before any page reads them: a value no database column
+can hold, no date can have or no primary key can be would reach a query and fail there (a 500)."""
 
 import re
+
+from django.core.exceptions import ValidationError
+
+#: The range of the integer primary keys (PostgreSQL's bigint).
+PK_RANGE = range(-2**63, 2**63)
 
 #: The date-part lookups of Django's admin filters and date hierarchy (``opened_at__year=2026``).
 DATE_PARTS = ("year", "iso_year", "quarter", "month", "week", "week_day", "iso_week_day", "day",
               "hour", "minute", "second")
 _DATE_PART = re.compile(r"__(?:" + "|".join(DATE_PARTS) + ")$")
 _SMALL_NUMBER = re.compile(r"[0-9]{1,4}")
+
+
+def refused_request(request, model=None):
+    """The sentence saying why ``request`` is refused, or None: its path holding a NUL character,
+    its query string refused (``refused_query``), or, posted to a list of ``model`` (a changelist
+    action), a selected object (``_selected_action``) that is no primary key of ``model``."""
+    if "\x00" in request.path:
+        return "The address holds a NUL character."
+    refused = refused_query(request.GET)
+    if refused is None and model is not None and request.method == "POST":
+        for value in request.POST.getlist("_selected_action"):
+            try:
+                pk = model._meta.pk.to_python(value)
+            except ValidationError:
+                pk = None
+            if pk is None or "\x00" in str(pk) or (isinstance(pk, int) and pk not in PK_RANGE):
+                return f"{value[:32]!r} is no {model._meta.verbose_name} of this list."
+    return refused
 
 
 def refused_query(query):

@@ -35,7 +35,7 @@ from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp.qr import write_qrcode_image
 
-from .query import refused_query
+from .query import refused_request
 
 #: The name of the device the enrolment page creates.
 DEVICE_NAME = "authenticator"
@@ -94,7 +94,7 @@ def reset_second_factor(user):
 
 class StaffAdminSite(OTPAdminSite):
     """``admin.site``: django-otp's admin site (verified staff only) with first-login enrolment; a
-    query string ``adminkit.query.refused_query`` refuses is a plain 400 on every page."""
+    request ``adminkit.query.refused_request`` refuses is a plain 400 on every page."""
 
     login_form = StaffLoginForm
 
@@ -104,8 +104,10 @@ class StaffAdminSite(OTPAdminSite):
     def admin_view(self, view, cacheable=False):
         inner = super().admin_view(view, cacheable)
 
+        model = getattr(getattr(view, "__self__", None), "model", None)  # a ModelAdmin's view
+
         def wrapper(request, *args, **kwargs):
-            refused = refused_query(request.GET)
+            refused = refused_request(request, model)
             if refused is not None:
                 return HttpResponseBadRequest(refused, content_type="text/plain; charset=utf-8")
             if needs_enrolment(request.user) and request.path != reverse("admin:logout", current_app=self.name):

@@ -145,3 +145,23 @@ def test_a_query_no_database_can_hold_is_a_400_on_any_admin_list(admin_client_, 
 def test_a_shoe_filter_of_no_shoe_id_is_the_invalid_lookup_answer(admin_client_, settled_round, shoe):
     response = admin_client_.get(reverse("admin:tables_round_changelist"), {"shoe": shoe})
     assert response.status_code == 302 and response["Location"].endswith("?e=1")
+
+
+@pytest.mark.parametrize("url", ["/admin/accounts/currency/%00/change/", "/admin/accounts/currency/a%00b/history/",
+                                 "/admin/tables/studioapikey/%00/delete/"])
+def test_an_address_holding_a_nul_is_a_400(admin_client_, db, url):
+    """The last short fresh attack: a NUL in a text primary key of the path was a 500 on PostgreSQL."""
+    response = admin_client_.get(url)
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/plain"), response.status_code
+
+
+@pytest.mark.parametrize("name, action", [("settlement_adjustment", "approve"),
+                                          ("django_celery_beat_periodictask", "enable_tasks"),
+                                          ("auth_user", "delete_selected")])
+@pytest.mark.parametrize("selected", ["abc", "1.5", "\x00", "9" * 20])
+def test_an_action_on_no_primary_key_is_a_400(admin_client_, db, name, action, selected):
+    """The last short fresh attack: a changelist action whose selected id is no primary key (``abc``,
+    a bigint overflow) was a 500 on both databases; it is refused before the action runs."""
+    response = admin_client_.post(reverse(f"admin:{name}_changelist"),
+                                  {"action": action, "_selected_action": [selected], "index": 0})
+    assert response.status_code == 400 and response["Content-Type"].startswith("text/plain"), response.status_code
