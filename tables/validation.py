@@ -1,11 +1,18 @@
 """The check of JSON the platform stores as evidence (round records, timeline payloads): PostgreSQL
 rejects NUL characters in ``text`` and ``jsonb``, so every string stored is checked here
-(``invalid_input``): a NUL is a 400, never a database error."""
+(``invalid_input``): a NUL is a 400, never a database error. And ``unknown_keys``, what every
+request body and batch item refuses beyond its call's keys."""
 
 from .exceptions import InvalidInput
 
 #: The deepest nesting a stored JSON value may have.
 MAX_DEPTH = 32
+
+
+def unknown_keys(data, fields):
+    """The keys of ``data`` (a body's object) that are not in ``fields``: sorted, the first 10,
+    each cut to 64 characters."""
+    return sorted(str(key)[:64] for key in set(data) - set(fields))[:10]
 
 
 def check_json(value, name="payload", depth=0, *, max_length=None):

@@ -8,6 +8,7 @@ import math
 
 from accounts.exceptions import InvalidAmount
 from tables.exceptions import InvalidInput
+from tables.validation import unknown_keys
 
 from .models import Bet, BetExtra
 
@@ -25,7 +26,7 @@ PLAYER_MAX = Bet._meta.get_field("player").related_model._meta.get_field("code")
 def _known_keys(request, keys, what):
     """Raise ``InvalidInput`` naming the keys of ``request`` (a dict) beyond ``keys`` (the first 10,
     each cut to 64 characters); ``what`` names the request in the sentence."""
-    unknown = sorted(str(key)[:64] for key in set(request) - set(keys))[:10]
+    unknown = unknown_keys(request, keys)
     if unknown:
         raise InvalidInput("; ".join(f"{key}: unknown field" for key in unknown) + f" ({what} holds {', '.join(keys)})")
 

@@ -31,7 +31,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.exceptions import PlatformError
 from tables.exceptions import InvalidInput
-from tables.validation import check_json
+from tables.validation import check_json, unknown_keys
 
 logger = logging.getLogger(__name__)
 
@@ -259,12 +259,6 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
-
-
-def unknown_keys(data, fields):
-    """The keys of ``data`` (a body's object) that are not in ``fields``: sorted, the first 10,
-    each cut to 64 characters."""
-    return sorted(str(key)[:64] for key in set(data) - set(fields))[:10]
 
 
 class StrictSerializer(serializers.Serializer):

@@ -11,13 +11,13 @@ from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, 
 from rest_framework import status
 from rest_framework.response import Response
 
-from delivery.api.common import unknown_keys
 from settlement.results import record_result
 from settlement.voids import cancel
 from tables.exceptions import InvalidInput, NotFound
 from tables.models import Round
 from tables.services import open_round, report_play, resume, suspend
 from tables.studios import studio_table
+from tables.validation import unknown_keys
 from wagering.closing import close_betting
 from wagering.extras import add_extra_stake, add_extra_stakes
 from wagering.models import Bet
