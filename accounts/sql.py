@@ -61,6 +61,14 @@ def execute_binary(sql, params, *, prepare=False, planner=None):
 #: would JIT-compile it, taking longer than running it: ``jit`` off.
 BY_KEY = {"jit": "off", "enable_seqscan": "off"}
 
+#: ``BY_KEY`` for a statement that JOINS the rows it reaches by key to another table by key (the
+#: wallets of an array of players, a round's bets and their players): the planner, misjudging how
+#: many rows the array or the round holds, may hash or merge the other table's every row (all
+#: wallets of the currency, all players), a cost that grows with that table. Here each joined row
+#: is found through an index (a nested loop). Not for a statement whose join cannot use an index
+#: on the inner side (a CTE or an array joined to a table row by row scans it once per row).
+JOINED_BY_KEY = {**BY_KEY, "enable_hashjoin": "off", "enable_mergejoin": "off"}
+
 
 def _set_config(cursor, settings):
     """Set ``settings`` (``{name: value}``) for the rest of the transaction, in one round trip;

@@ -6,7 +6,7 @@ import json
 from decimal import Decimal
 
 from accounts.money import amount_string
-from accounts.sql import BY_KEY, values_list_rows
+from accounts.sql import JOINED_BY_KEY, values_list_rows
 from tables.engine import InvalidRecord as EngineInvalidRecord
 from tables.exceptions import InvalidRecord
 
@@ -18,13 +18,14 @@ def _platform_bets(round_):
     compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total},
     pk, player id, {follow kinds taken})}`` (follow_double counts as double, follow_split as split).
     Two queries of plain rows, their players and extras reached through their keys
-    (``accounts.sql.BY_KEY``), never by scanning those tables: a boundless round holds thousands of
-    bets, and this runs while the game server waits for its answer."""
+    (``accounts.sql.JOINED_BY_KEY``), never by scanning those tables: a boundless round holds
+    thousands of bets, and this runs while the game server waits for its answer."""
     bets = round_.bets.exclude(state=Bet.State.REFUNDED)
     held = {record_id: (fields, {}, pk, player, set()) for record_id, pk, player, *fields in values_list_rows(
-        bets.values_list("record_id", "pk", "player_id", "player__game_code", "type", "seat", "stake"), planner=BY_KEY)}
+        bets.values_list("record_id", "pk", "player_id", "player__game_code", "type", "seat", "stake"),
+        planner=JOINED_BY_KEY)}
     for record_id, kind, amount in values_list_rows(BetExtra.objects.filter(bet__in=bets.values("pk")).values_list(
-            "bet__record_id", "kind", "amount"), planner=BY_KEY):
+            "bet__record_id", "kind", "amount"), planner=JOINED_BY_KEY):
         totals = held[record_id][1]
         if kind.startswith("follow_"):
             held[record_id][4].add(kind)
