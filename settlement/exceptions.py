@@ -65,6 +65,14 @@ class RecordUnchanged(ServiceError):
     status = 409
 
 
+class BetsChanged(ServiceError):
+    """A round's kept settlement names a bet that is no longer open: nothing is written (the
+    round then fails its settlement, ``services.settle_round``)."""
+
+    code = "bets_changed"
+    status = 409
+
+
 class AdjustmentLimitExceeded(DisputeError):
     """An adjustment beyond what the acting operator may make: a Dispute officer's limits (per
     adjustment, per day, per player per day: ``DISPUTE_OFFICER_*``), or any adjustment without an

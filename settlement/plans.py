@@ -12,7 +12,7 @@ round fall into few), the detail settlement stores, the outcome and the return; 
 pk, its player and its kind.
 """
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -45,6 +45,14 @@ class Plan:
         for pk, player in zip(self.bets, self.players):
             bets[player].append(pk)
         return dict(bets)
+
+    def counted(self, operators):
+        """``[(operator id, detail, returned, n)]``: the plan's bets grouped by their player's
+        operator (``operators``: ``{player id: operator id}``) and by kind, ``n`` bets each, as
+        ``wagering.rollups.round_settled`` counts them."""
+        details = self.details
+        groups = Counter(zip(map(operators.__getitem__, self.players), self.kinds))
+        return [(operator, details[kind][0], details[kind][2], n) for (operator, kind), n in groups.items()]
 
 
 def plan_of(result, bets):

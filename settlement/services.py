@@ -16,6 +16,7 @@ major units. ``actor`` is a Django user (an operator) or a string label (``syste
 import logging
 
 from django.db import connection, transaction
+from django.db.models import Max, Min
 from django.utils import timezone
 
 from accounts.models import Account, LedgerTransaction
@@ -31,7 +32,7 @@ from wagering.records import check_record
 from wallets.port import move
 
 from . import audit, exception_report, plans
-from .exceptions import AlreadyResettled, RecordUnchanged
+from .exceptions import AlreadyResettled, BetsChanged, RecordUnchanged
 from .memory import without_cyclic_gc
 from .models import Alert, ExceptionEntry, OperatorAction, RoundCorrection, SettlementDetail
 from .seals import seal_after_commit
@@ -40,36 +41,45 @@ from .selectors import effective_record
 logger = logging.getLogger(__name__)
 State = Round.State
 Kind = LedgerTransaction.Kind
+OPEN = [Bet.State.PLACED, Bet.State.ACCEPTED]
 
 
 # --- writing results ------------------------------------------------------------------------------
 
-def _write_results(round_, plan, correction, now):
-    """Write ``plan`` (a ``settlement.plans.Plan`` of bets of ``round_``): each distinct detail as
-    one ``SettlementDetail`` of ``correction``, then every bet SETTLED with its ``outcome``,
-    ``returned``, ``settled_at=now`` and detail. On PostgreSQL the bets take ONE
-    ``UPDATE ... FROM unnest``: per bet only its id and its kind (numbers sent as array literals,
-    ``accounts.sql``), each kind's outcome, return and detail taken by the kind from three short
-    arrays; the bets are found through their round (its index), then joined to the rows, so that
-    the planner reads the round's bets and never the whole bet table. Elsewhere ``bulk_update``."""
+def _write_results(round_, plan, correction, now, states):
+    """Write ``plan`` (a ``settlement.plans.Plan`` of bets of ``round_``, each in one of ``states``):
+    each distinct detail as one ``SettlementDetail`` of ``correction``, then every bet SETTLED with
+    its ``outcome``, ``returned``, ``settled_at=now`` and detail. Returns ``(n, first, last)``: how
+    many bets were written (a bet of the plan in another state is not), and their earliest and
+    latest ``placed_at`` (None without bets). On PostgreSQL the bets take ONE ``UPDATE ... FROM
+    unnest`` that returns those three: per bet only its id and its kind (numbers sent as array
+    literals, ``accounts.sql``), each kind's outcome, return and detail taken by the kind from three
+    short arrays; the bets are found through their round (its index), then joined to the rows, so
+    that the planner reads the round's bets and never the whole bet table. Elsewhere
+    ``bulk_update``."""
     rows = SettlementDetail.objects.bulk_create(
         [SettlementDetail(round=round_, correction=correction, detail=detail, settled_at=now)
          for detail, _, _ in plan.details])
     kinds = [(outcome, returned, row.pk) for (_, outcome, returned), row in zip(plan.details, rows)]
     if connection.vendor == "postgresql":
-        execute_binary(
-            f"UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, outcome = (%b::varchar[])[u.kind + 1], "
-            "returned = (%s::numeric[])[u.kind + 1], settled_at = %b::timestamptz, "
-            "settlement_id = (%s::bigint[])[u.kind + 1] "
+        return tuple(execute_binary(
+            f"WITH written AS (UPDATE {Bet._meta.db_table} AS b SET state = %b::varchar, "
+            "outcome = (%b::varchar[])[u.kind + 1], returned = (%s::numeric[])[u.kind + 1], "
+            "settled_at = %b::timestamptz, settlement_id = (%s::bigint[])[u.kind + 1] "
             "FROM unnest(%s::bigint[], %s::integer[]) AS u(id, kind) "
-            "WHERE b.round_id = %b::bigint AND b.id = u.id",
+            "WHERE b.round_id = %b::bigint AND b.id = u.id AND b.state = ANY(%b::varchar[]) RETURNING b.placed_at) "
+            "SELECT count(*), min(placed_at), max(placed_at) FROM written",
             [Bet.State.SETTLED, [outcome for outcome, _, _ in kinds], number_array(r for _, r, _ in kinds), now,
-             number_array(pk for _, _, pk in kinds), number_array(plan.bets), number_array(plan.kinds), round_.pk])
-        return
-    Bet.objects.bulk_update([Bet(pk=pk, state=Bet.State.SETTLED, outcome=outcome, returned=returned,
-                                 settled_at=now, settlement_id=settlement)
-                             for pk, (outcome, returned, settlement) in zip(plan.bets, (kinds[k] for k in plan.kinds))],
-                            ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
+             number_array(pk for _, _, pk in kinds), number_array(plan.bets), number_array(plan.kinds), round_.pk,
+             list(states)])[0])
+    n = Bet.objects.filter(state__in=states).bulk_update(
+        [Bet(pk=pk, state=Bet.State.SETTLED, outcome=outcome, returned=returned, settled_at=now,
+             settlement_id=settlement)
+         for pk, (outcome, returned, settlement) in zip(plan.bets, (kinds[k] for k in plan.kinds))],
+        ["state", "outcome", "returned", "settled_at", "settlement"], batch_size=1000)
+    span = Bet.objects.filter(round=round_, state=Bet.State.SETTLED).aggregate(first=Min("placed_at"),
+                                                                               last=Max("placed_at"))
+    return n, span["first"], span["last"]
 
 
 def flag_negative(round_, players, why):
@@ -93,19 +103,24 @@ def _settle_locked(round_, plan, *, correction, actor="system", actor_user=None,
     bet's detail stored (``SettlementDetail``), the ``settled`` event written, the bets counted in
     the rollups (``wagering.rollups.round_settled``, after the payouts), the round SETTLED, its seal
     queued (``settlement.seals``). Returns the payouts' ``[(wallet, LedgerTransaction)]``
-    (``wallets.port.move``), or None without ``transactions``."""
-    _write_results(round_, plan, correction, timezone.now())
+    (``wallets.port.move``), or None without ``transactions``. Raises ``BetsChanged`` (nothing
+    written: the caller's savepoint) when a bet of the plan is no longer open."""
+    written, *span = _write_results(round_, plan, correction, timezone.now(), OPEN)
+    if written != len(plan.bets):  # never, while only settling and voiding change a RESULTED round's bets
+        raise BetsChanged(f"bets: {len(plan.bets) - written} of the {len(plan.bets)} bets the record settles "
+                          "are no longer open")
     event(round_, RoundEvent.Kind.SETTLED, actor=actor, actor_user=actor_user, correction=correction,
           bets=len(plan.bets), staked=str(plan.staked), returned=str(plan.returned)).save()
-    paid, bets_of = plan.paid(), plan.bets_of()
-    # The payouts last: their wallet locks are held only until the commit (the players' next bets
-    # wait for them). Only the paid players' wallets are read; the others' rounds are closed.
-    wallets, houses = round_money(round_, {player_id for _, player_id, _ in paid})
+    # Every player's wallet: the payouts', the seamless players' closing credits', the rollups'
+    # operators. The payouts last: their wallet locks are held only until the commit (the players'
+    # next bets wait for them).
+    bets_of = plan.bets_of()
+    wallets, houses = round_money(round_, bets_of.keys())
     posted = move([bet_move(round_, wallets, houses, key=f"payout:{pk}", group="payout", kind="payout",
                             ledger_kind=Kind.PAYOUT, player=player_id, amount=returned, bet=pk)
-                   for pk, player_id, returned in paid], closing=round_closing(round_, bets_of, bets_of=bets_of),
+                   for pk, player_id, returned in plan.paid()], closing=round_closing(round_, wallets, bets_of),
                   transactions=transactions)
-    rollups.round_settled(round_)
+    rollups.round_settled(round_, plan.counted({pk: w.operator_id for pk, w in wallets.items()}), span)
     round_.transition(State.SETTLED)  # stamped once written (the bets carry when it began): its commit follows
     round_.failure_reason = ""
     round_.save(update_fields=["state", "settled_at", "failure_reason"])
@@ -150,11 +165,11 @@ def settle_round(*, round_id):
         except (InvalidRecord, ValueError) as e:
             _fail(round_, str(e))
             return round_
-    held = Bet.objects.filter(round=round_, state__in=[Bet.State.PLACED, Bet.State.ACCEPTED]).count()
-    if held != len(plan.bets):  # never, while only settling and voiding change a RESULTED round's bets
-        _fail(round_, f"bets: the round holds {held} open bets, its record settles {len(plan.bets)}")
-        return round_
-    _settle_locked(round_, plan, correction=0, transactions=False)
+    try:
+        with transaction.atomic():  # a savepoint: a plan whose bets changed writes nothing
+            _settle_locked(round_, plan, correction=0, transactions=False)
+    except BetsChanged as e:
+        _fail(round_, str(e))
     return round_
 
 
@@ -244,7 +259,7 @@ def _resettle_locked(round_, result, plan, bets, n, label, user):
                             player=bets[rid].player_id, amount=abs(diff), to_player=diff > 0, bet=bets[rid].pk)
                    for rid, diff in diffs.items()], allow_negative=True)
     flag_negative(round_, {bets[rid].player_id for rid, d in diffs.items() if d < 0}, f"correction {n}")
-    _write_results(round_, plan, n, timezone.now())
+    _write_results(round_, plan, n, timezone.now(), [Bet.State.SETTLED])
     rollups.record(rollups.difference(rollups.figures_of(counted, planner=rollups.ONE_ROUND), before))
     event(round_, "resettled", actor=label, actor_user=user, correction=n, returned=str(result.total_returned),
           differences={rid: str(d) for rid, d in diffs.items()}).save()

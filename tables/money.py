@@ -33,10 +33,10 @@ def bet_move(round_, wallets, houses, *, key, group, kind, ledger_kind, player, 
                 round_ref=str(round_.pk), table_ref=round_.table.code, memo=memo)
 
 
-def round_closing(round_, players, *, group="payout", bets_of=None):
-    """The ``Closing`` of ``round_`` for ``players`` (player ids): a seamless player with no
-    ``group`` movement gets one of 0.00 (docs/wallet-api.md: the round is closed for them);
-    ``bets_of``: ``{player_id: [bet ids]}``."""
-    return Closing(players=frozenset(players), currency=round_.table.currency,
-                   group_of=lambda player: group_key(group, round_.pk, player), kind=group,
-                   round_ref=str(round_.pk), table_ref=round_.table.code, bets_of=bets_of or {})
+def round_closing(round_, wallets, bets_of, *, group="payout"):
+    """The ``Closing`` of ``round_`` for the players of ``wallets`` (``{player_id: wallet}`` in the
+    table's currency, as ``round_money`` reads them): a seamless player with no ``group`` movement
+    gets one of 0.00 (docs/wallet-api.md: the round is closed for them); ``bets_of``:
+    ``{player_id: [bet ids]}``."""
+    return Closing(wallets=wallets, group_of=lambda player: group_key(group, round_.pk, player), kind=group,
+                   round_ref=str(round_.pk), table_ref=round_.table.code, bets_of=bets_of)

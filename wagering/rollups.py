@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 
 from django.db import NotSupportedError, connection, transaction
-from django.db.models import Count, DateField, Func, Sum
+from django.db.models import Count, DateField, DateTimeField, Func, Sum, Value
 from django.utils import timezone
 
 from accounts.models import Account, LedgerEntry, LedgerTransaction, Operator
@@ -115,17 +115,23 @@ def figures_of(bets, *, planner=None):
         if state == Bet.State.SETTLED:
             if settlement not in details:
                 raise ValueError(f"settled bets of table {table} without their settlement detail ({settlement})")
-            detail = details[settlement]
-            staked = n * Decimal(detail["staked"])
-            insurance = detail.get("insurance") or {}
-            kept = n * (Decimal(insurance.get("stake", "0")) - Decimal(insurance.get("returned", "0")))
-            f = Figures(bets=n, turnover=staked, returned=returned, rtp_staked=stake,
-                        rtp_returned=returned - staked + stake + kept)
+            f = _settled(n, details[settlement], stake, returned)
         else:
             f = Figures(refunded_bets=n, refunded=returned)
         key = (day, operator, table, currency, bet_type)
         out[key] = out.get(key, Figures()) + f
     return out
+
+
+def _settled(n, detail, stake, returned):
+    """The ``Figures`` of ``n`` SETTLED bets sharing the settlement ``detail`` (its ``staked``: stake
+    and extra stakes of one bet, its ``insurance``), whose stakes sum to ``stake`` and returns to
+    ``returned``."""
+    staked = n * Decimal(detail["staked"])
+    insurance = detail.get("insurance") or {}
+    kept = n * (Decimal(insurance.get("stake", "0")) - Decimal(insurance.get("returned", "0")))
+    return Figures(bets=n, turnover=staked, returned=returned, rtp_staked=stake,
+                   rtp_returned=returned - staked + stake + kept)
 
 
 def difference(after, before):
@@ -167,16 +173,39 @@ def record(changes):
          {k: astuple(f) for k, f in changes.items()})
 
 
-def round_settled(round_):
+def round_settled(round_, settled, span):
     """``round_`` (locked) was just settled: add its settled bets to the rollups and count it on
-    each day and operator they belong to (``DailyRound``). Returns what was added."""
-    added = figures_of(Bet.objects.filter(round=round_, state=Bet.State.SETTLED), planner=ONE_ROUND)
+    each day and operator they belong to (``DailyRound``). ``settled``: ``[(operator id, detail,
+    returned, n)]``, ``n`` bets of that operator's players settled alike: ``detail`` their stored
+    settlement detail (its ``type``, ``stake``, ``staked`` and ``insurance``), ``returned`` each
+    one's return; ``span``: ``(first, last)``, the bets' earliest and latest placing times. The
+    bets' day is the day of both in their operator's zone; where a zone puts them on two days
+    (a round across midnight), the figures are read from the bets instead (``figures_of``).
+    Returns what was added (``{key: Figures}``)."""
+    days = _days_of(span, {operator for operator, *_ in settled})
+    if all(first == last for first, last in days.values()):
+        added, table, currency = {}, round_.table_id, round_.table.currency_id
+        for operator, detail, returned, n in settled:
+            key = (days[operator][0], operator, table, currency, detail["type"])
+            added[key] = added.get(key, Figures()) + _settled(n, detail, n * Decimal(detail["stake"]), n * returned)
+    else:
+        added = figures_of(Bet.objects.filter(round=round_, state=Bet.State.SETTLED), planner=ONE_ROUND)
     record(added)
     DailyRound.objects.bulk_create(
         [DailyRound(day=day, operator_id=operator, table_id=table, currency_id=currency, round=round_)
          for day, operator, table, currency in sorted({k[:4] for k, f in added.items() if f.bets}, key=str)],
         ignore_conflicts=True)
     return added
+
+
+def _days_of(span, operators):
+    """``{operator id: (day of first, day of last)}``: ``span``'s two instants as dates in the zone of
+    each of ``operators`` (ids), computed by the database as ``BET_DAY`` computes a bet's."""
+    if not operators:
+        return {}
+    first, last = (Value(moment, output_field=DateTimeField()) for moment in span)
+    return {pk: (a, b) for pk, a, b in Operator.objects.filter(pk__in=operators).values_list(
+        "pk", LocalDate(first, "time_zone"), LocalDate(last, "time_zone"))}
 
 
 def round_reversed(round_):

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from accounts.models import LedgerTransaction, Operator
-from accounts.selectors import player_wallets
 from accounts.services import Posting, post
 
 from . import seamless
@@ -61,12 +60,11 @@ class Move:
 @dataclass(frozen=True)
 class Closing:
     """A round closed for some players without money for them: each seamless player among
-    ``players`` (player ids) gets a credit of 0.00 in ``currency`` (a ``Currency``) under
-    ``group_of(player_id)``, unless a move already credits that group (docs/wallet-api.md,
-    "Payouts")."""
+    ``wallets`` (``{player id: wallet}``, their wallets in the round's currency) gets a credit of
+    0.00 under ``group_of(player_id)``, unless a move already credits that group
+    (docs/wallet-api.md, "Payouts")."""
 
-    players: frozenset
-    currency: object
+    wallets: dict
     group_of: object
     kind: str = "payout"
     round_ref: str = ""
@@ -111,13 +109,12 @@ def adjust(*, wallet, house, amount, key, memo=""):
 
 def _closed_wallets(closing, groups):
     """``[(group, wallet, ...)]`` of the seamless players of ``closing`` without a move in their group."""
-    operators = set(Operator.objects.filter(wallet_mode=Operator.WalletMode.SEAMLESS).values_list("pk", flat=True))
-    if not operators:
+    if not any(wallet.journal for wallet in closing.wallets.values()):
         return []
-    wallets = player_wallets(set(closing.players), closing.currency)
+    operators = set(Operator.objects.filter(wallet_mode=Operator.WalletMode.SEAMLESS).values_list("pk", flat=True))
     return [(closing.group_of(pk), wallet, closing.kind, closing.round_ref, closing.table_ref,
              closing.bets_of.get(pk, []))
-            for pk, wallet in wallets.items()
+            for pk, wallet in closing.wallets.items()
             if wallet.journal and wallet.operator_id in operators and closing.group_of(pk) not in groups]
 
 

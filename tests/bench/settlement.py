@@ -14,7 +14,8 @@ one hand-written SQL transaction,
 with the commit's deferred foreign-key checks, on an identical copy of the boundless round. Also
 prints the share of the boundless settlement's bet updates PostgreSQL made in place (HOT updates,
 ``wagering`` migration 0003), and the rollups' share of the settle: ``wagering.rollups.round_settled``
-timed again on the settled round in a rolled-back transaction, and the settle / floor ratio without
+with its grouping of the bets (``Plan.counted``) timed again on the settled round in a
+rolled-back transaction, and the settle / floor ratio without
 it (the settlement's writes to the rollups are the ones the floor does not make), and what a
 per-player-per-day rollup, not kept, would add (docs/reports.md). Exits 1 if the settle path is
 more than 1.6x the floor, or if the rollups worsen its ratio to the floor by more than 5%."""
@@ -248,16 +249,26 @@ def _floor(round_, wallets, house):
 
 
 def _rollups_cost(round_):
-    """Seconds the rollups take of settling ``round_`` (settled): ``wagering.rollups.round_settled``
-    run again on it in a transaction rolled back (its rows are there: updated, as a settlement of
-    a table's day after the first updates them)."""
+    """Seconds the rollups take of settling ``round_`` (settled): what ``_settle_locked`` does for
+    them (its plan's bets grouped by operator and kind, ``Plan.counted``, then
+    ``wagering.rollups.round_settled``) run again on it in a transaction rolled back (its rows are
+    there: updated, as a settlement of a table's day after the first updates them). Its plan, its
+    wallets and its bets' placing times, which settling has at hand, are read before, not timed."""
     from django.db import transaction
+    from django.db.models import Max, Min
 
+    from settlement import plans
+    from tables.money import round_money
     from wagering import rollups
+    from wagering.records import check_record
 
+    plan = plans.plan_of(*check_record(round_, round_.record))
+    wallets, _ = round_money(round_, plan.bets_of().keys())
+    span = round_.bets.aggregate(first=Min("placed_at"), last=Max("placed_at"))
     with transaction.atomic():
         start = time.perf_counter()
-        rollups.round_settled(round_)
+        rollups.round_settled(round_, plan.counted({pk: w.operator_id for pk, w in wallets.items()}),
+                              (span["first"], span["last"]))
         seconds = time.perf_counter() - start
         transaction.set_rollback(True)
     return seconds

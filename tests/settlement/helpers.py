@@ -31,7 +31,7 @@ FUNDS = Decimal("100.00")
 
 def record_for(round_, bets=BETS, dealer=DEALER, player_cards=PLAYER_CARDS):
     """The round record (docs/round-record.md) of ``round_`` with ``bets`` ({id: (type, stake, actions, _)})."""
-    players = dict(Bet.objects.filter(round=round_).values_list("record_id", "player__code"))
+    players = dict(Bet.objects.filter(round=round_).values_list("record_id", "player__game_code"))
     items = []
     for rid, (bet_type, stake, actions, _) in bets.items():
         item = {"id": rid, "player": players.get(rid, f"p-{rid}"), "type": bet_type, "stake": stake}
@@ -43,15 +43,16 @@ def record_for(round_, bets=BETS, dealer=DEALER, player_cards=PLAYER_CARDS):
             "player_cards": list(player_cards), "bets": items}
 
 
-def played_round(table=None, bets=BETS, *, result=True):
+def played_round(table=None, bets=BETS, *, result=True, players=None):
     """A boundless round with one funded player per bet of ``bets`` (the double's extra stake taken),
-    betting closed and, if ``result``, its record taken (RESULTED). Returns ``(round, players)``
-    with ``players`` = {record id: Player}."""
+    betting closed and, if ``result``, its record taken (RESULTED). ``players``: {record id: Player}
+    placing some of the bets (funded), a new player of the default operator placing each other.
+    Returns ``(round, players)`` with ``players`` = {record id: Player}."""
     table = table or BoundlessTableFactory()
     round_ = RoundFactory(table=table)
-    players = {rid: PlayerFactory(funded=str(FUNDS)) for rid in bets}
+    players = {rid: (players or {}).get(rid) or PlayerFactory(funded=str(FUNDS)) for rid in bets}
     outcomes = place_bets(round_id=round_.pk, bets=[
-        {"key": f"{round_.pk}:{rid}", "player": players[rid].code, "type": t, "stake": stake, "record_id": rid}
+        {"key": f"{round_.pk}:{rid}", "player": players[rid].game_code, "type": t, "stake": stake, "record_id": rid}
         for rid, (t, stake, _, _) in bets.items()])
     assert all(o.error is None for o in outcomes), [o.error for o in outcomes]
     close_betting(round_id=round_.pk)

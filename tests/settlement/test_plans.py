@@ -8,13 +8,13 @@ import pytest
 from django.db import OperationalError
 
 import tables.engine
-from settlement.models import Alert, PendingSettlement
+from settlement.models import Alert, PendingSettlement, SettlementDetail
 from settlement.results import record_result
 from settlement.services import settle_round
 from settlement.voids import void_round
 from tables.models import Round
 from tests.factories import BoundlessTableFactory, scan
-from wagering.models import Bet
+from wagering.models import Bet, DailyRollup
 
 from .helpers import BETS, FUNDS, STAKED, balance, keys, played_round, record_for
 
@@ -88,6 +88,9 @@ def test_a_plan_that_no_longer_matches_the_open_bets_fails_the_round():
     Bet.objects.filter(round=round_, record_id="bust").update(state=Bet.State.REFUNDED)  # behind the services
     settle_round(round_id=round_.pk)
     round_.refresh_from_db()
-    assert round_.state == Round.State.SETTLEMENT_FAILED and "5 open bets" in round_.failure_reason
+    assert round_.state == Round.State.SETTLEMENT_FAILED
+    assert round_.failure_reason == "bets: 1 of the 6 bets the record settles are no longer open"
     assert not PendingSettlement.objects.filter(round=round_).exists() and not keys("payout:")
+    assert not Bet.objects.filter(round=round_, state=Bet.State.SETTLED).exists()  # the bets written, undone
+    assert not SettlementDetail.objects.filter(round=round_).exists() and not DailyRollup.objects.exists()
     assert Alert.objects.filter(kind=Alert.Kind.SETTLEMENT_FAILED, round=round_).exists()

@@ -20,14 +20,23 @@ from settlement.disputes import decide_dispute, manual_adjustment, open_dispute
 from settlement.results import record_result
 from settlement.services import resettle_round, settle_round
 from settlement.voids import cancel, void_round
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, UserFactory, make_operator, scan
+from tests.factories import (
+    BoundlessTableFactory,
+    PlayerFactory,
+    RoundFactory,
+    UserFactory,
+    make_operator,
+    operator_with_players,
+    scan,
+)
 from tests.rollups_scan import full_scan, kept
+from wagering import rollups
 from wagering.closing import close_betting
 from wagering.models import Bet, DailyAdjustment, DailyPlayer, DailyRollup, DailyRound
 from wagering.placement import place_bets
 from wagering.rollups import rebuild
 
-from .helpers import BETS, played_round, record_for
+from .helpers import BETS, FUNDS, played_round, record_for
 
 pytestmark = pytest.mark.django_db
 
@@ -107,6 +116,40 @@ def test_a_day_is_the_operators_day():
     settle_round(round_id=round_.pk)
     assert set(DailyRollup.objects.values_list("day", flat=True)) == {date(2026, 3, 2)}
     assert set(DailyRound.objects.values_list("day", flat=True)) == {date(2026, 3, 2)}
+    assert_scan_equals_kept()
+
+
+def test_a_round_across_the_operators_midnight_counts_each_bet_on_its_own_day():
+    """Bets placed at 23:50 and at 00:10 in Auckland: two days, each with its bets and the round."""
+    Operator.objects.filter(code="default").update(time_zone="Pacific/Auckland")
+    round_, _ = played_round()
+    late = datetime(2026, 3, 1, 23, 50, tzinfo=ZoneInfo("Pacific/Auckland"))
+    Bet.objects.filter(round=round_).update(placed_at=late)
+    Bet.objects.filter(round=round_, record_id__in=["hit", "bust"]).update(placed_at=late + timedelta(minutes=20))
+    DailyPlayer.objects.all().delete()
+    rollups.players_of(round_)  # as if betting had closed then
+    settle_round(round_id=round_.pk)
+    assert set(DailyRollup.objects.values_list("day", "bet_type", "bets")) == {
+        (date(2026, 3, 1), "main", 4), (date(2026, 3, 2), "main", 1), (date(2026, 3, 2), "bust_bonus", 1)}
+    assert set(DailyRound.objects.values_list("day", flat=True)) == {date(2026, 3, 1), date(2026, 3, 2)}
+    assert_scan_equals_kept()
+
+
+def test_the_operators_of_one_round_count_it_on_their_own_days():
+    """At 12:00 UTC on 1 March the default operator (UTC) is on 1 March, acme (Auckland) on 2 March."""
+    acme, _, brand = operator_with_players("acme", ["p1", "p2"], funded=str(FUNDS))
+    Operator.objects.filter(pk=acme.pk).update(time_zone="Pacific/Auckland")
+    round_, _ = played_round(players={"hit": brand["p1"], "bust": brand["p2"]})
+    Bet.objects.filter(round=round_).update(placed_at=datetime(2026, 3, 1, 12, tzinfo=ZoneInfo("UTC")))
+    DailyPlayer.objects.all().delete()
+    rollups.players_of(round_)
+    settle_round(round_id=round_.pk)
+    assert set(DailyRollup.objects.values_list("day", "operator__code", "bet_type", "bets", "returned")) == {
+        (date(2026, 3, 1), "default", "main", 4, Decimal("45.00")),
+        (date(2026, 3, 2), "acme", "main", 1, Decimal("20.00")),
+        (date(2026, 3, 2), "acme", "bust_bonus", 1, Decimal("0.00"))}
+    assert set(DailyRound.objects.values_list("day", "operator__code")) == {(date(2026, 3, 1), "default"),
+                                                                           (date(2026, 3, 2), "acme")}
     assert_scan_equals_kept()
 
 
