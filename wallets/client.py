@@ -20,6 +20,7 @@ import hashlib
 import hmac
 import json
 import math
+import re
 import socket
 import time
 import uuid
@@ -116,6 +117,27 @@ def _object(pairs):
     return body
 
 
+#: A character no text column of PostgreSQL stores: NUL, or half of a UTF-16 surrogate pair (JSON's
+#: ``"\u0000"``, ``"\ud800"``; a lone surrogate has no UTF-8 form).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _storable(value):
+    """Raise ``ValueError`` if a string of ``value`` (decoded JSON), a key or a value at any depth,
+    holds a character of ``_UNSTORABLE``: the journal keeps every answer, and could keep no such
+    one."""
+    if isinstance(value, str):
+        if _UNSTORABLE.search(value):
+            raise ValueError("a string holds a NUL character or a lone UTF-16 surrogate")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _storable(key)
+            _storable(item)
+    elif isinstance(value, list):
+        for item in value:
+            _storable(item)
+
+
 def _money_string(value):
     """Whether ``value`` (a decoded JSON value) is a money string: a JSON string as
     ``accounts.money.parse_amount`` takes it, a ``-`` too, with at most the money columns'
@@ -133,7 +155,8 @@ def _money_string(value):
 def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error="", outcome="unknown"):
     """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``
     (an ``outcome``: ``unknown``, or ``failed`` for a call not sent). A body that is not JSON (too
-    deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) is kept as text, cut: the outcome is
+    deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) or holds a string the journal cannot
+    store (``_storable``) is kept as text, cut, those characters replaced by U+FFFD: the outcome is
     unknown; so it is for an ``OK`` to a money call (debit, credit, rollback) whose ``balance`` is
     missing or no money string (``_money_string``): it does not follow the protocol. A balance
     call's ``balance`` is read in its currency by ``wallets.balances``."""
@@ -144,8 +167,9 @@ def _answer(call, request, request_id, sent_at, started, http_status=None, conte
             if len(content) > MAX_ANSWER_BYTES:
                 raise ValueError(f"the answer is longer than {MAX_ANSWER_BYTES} bytes")
             body = json.loads(content, parse_float=_finite, parse_constant=str, object_pairs_hook=_object)
+            _storable(body)
         except (ValueError, RecursionError) as e:
-            body = content[:2000].decode(errors="replace")
+            body = _UNSTORABLE.sub("\ufffd", content[:2000].decode(errors="replace"))
             error = error or (f"the answer is not JSON ({e})"[:500] if http_status == 200 else "")
         if http_status != 200:
             error = error or f"HTTP {http_status}"

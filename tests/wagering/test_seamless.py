@@ -23,7 +23,7 @@ from wagering import extras, placement
 from wagering.closing import close_betting
 from wagering.models import Bet
 from wagering.placement import place_bets
-from wallets.models import WalletMovement
+from wallets.models import WalletCall, WalletMovement
 from wallets.port import Debit, open_debits, send_debits
 from wallets.reconcile import reconcile
 
@@ -188,6 +188,30 @@ def test_a_stake_answered_ok_without_a_money_string_balance_is_rolled_back_not_p
     assert outcome.error.code == "wallet_unavailable" and not Bet.objects.filter(round=round_).exists()
     debit = WalletMovement.objects.get(call=WalletMovement.Call.DEBIT)
     assert debit.state == State.UNKNOWN and "balance" in debit.last_error
+    assert WalletMovement.objects.filter(call=WalletMovement.Call.ROLLBACK, reference=debit).exists()
+
+
+@pytest.mark.parametrize("body", [b'{"status": "OK\\u0000", "balance": "5.00"}',
+                                  b'{"status": "OK", "balance": "5.00", "\\ud800": "x"}'])
+def test_a_stake_answered_with_a_nul_or_a_lone_surrogate_is_rolled_back_and_its_answer_kept(eur, body):
+    """No database stores such an answer as JSON: the bet is refused ``wallet_unavailable`` (never
+    a 500, which took the batch's other bets with it), the debit rolled back, its attempt
+    journaled with the answer as text."""
+    other = PlayerFactory(funded="100.00")
+    with answering(body) as url:
+        f1 = seamless_operator("odd", url, players=("f1",))[1]["f1"]
+        round_ = RoundFactory(table=PremiumTableFactory(currency=eur))
+        sit(round_.table, 3, f1)
+        sit(round_.table, 4, other)
+        outcome, placed = place_bets(round_id=round_.pk, bets=[
+            {"key": "odd-f1", "player": f1.game_code, "type": "main", "stake": "10.00", "seat": 3},
+            {"key": "other", "player": other.game_code, "type": "main", "stake": "10.00", "seat": 4}])
+    assert outcome.error.code == "wallet_unavailable" and placed.error is None
+    assert list(Bet.objects.filter(round=round_).values_list("player", flat=True)) == [other.pk]
+    debit = WalletMovement.objects.get(call=WalletMovement.Call.DEBIT)
+    assert debit.state == State.UNKNOWN and debit.attempts == 1
+    [call] = WalletCall.objects.filter(movement=debit)
+    assert call.answer == body.decode()
     assert WalletMovement.objects.filter(call=WalletMovement.Call.ROLLBACK, reference=debit).exists()
 
 

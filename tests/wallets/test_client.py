@@ -52,12 +52,20 @@ BAD_BALANCES = {"no-balance": b'{"status": "OK"}', "exponent": b'{"status": "OK"
                 "too-large": b'{"status": "OK", "balance": "100000000000.00"}',
                 "too-fine": b'{"status": "OK", "balance": "1.00001"}'}
 
+#: Answers holding a string no text column of PostgreSQL stores (NUL, a lone UTF-16 surrogate), by mode.
+UNSTORABLE = {"nul": b'{"status": "OK", "balance": "5.00", "note": "a\\u0000b"}',
+              "nul-key": b'{"status": "OK", "balance": "5.00", "a\\u0000": 1}',
+              "nul-status": b'{"status": "OK\\u0000", "balance": "5.00"}',
+              "surrogate": b'{"status": "OK", "balance": "5.00", "note": ["\\udfff"]}',
+              "raw-surrogate": b'{"status": "OK", "balance": "5.00", "note": "\xed\xa0\x80"}',
+              "raw-nul": b'{"status": "OK", "balance": "5.00"}\x00'}
+
 
 class _Hostile(http.server.BaseHTTPRequestHandler):
     """An operator's wallet that answers badly, by the path's first part: ``redirect`` (307 to
     ``/landed``, which counts its hits), ``nested`` (JSON 100,000 arrays deep), ``big`` (a valid
-    answer longer than the cap), ``repeated`` (``status`` twice, OK last), and an OK whose balance is
-    no money string (``BAD_BALANCES``)."""
+    answer longer than the cap), ``repeated`` (``status`` twice, OK last), an OK whose balance is
+    no money string (``BAD_BALANCES``), and one no database could keep (``UNSTORABLE``)."""
 
     landed = []
 
@@ -76,7 +84,8 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
         else:
             body = {"nested": b"[" * 100_000 + b"]" * 100_000,
                     "big": b'{"status": "OK", "pad": "' + b"x" * (MAX_ANSWER_BYTES + 10) + b'"}',
-                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}', **BAD_BALANCES}[mode]
+                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}', **BAD_BALANCES,
+                    **UNSTORABLE}[mode]
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -108,6 +117,17 @@ def test_a_redirect_or_a_body_no_json_reader_should_trust_is_an_unknown_outcome(
     assert (answer.outcome, answer.status) == ("unknown", None) and why in answer.error, answer.error
     assert _Hostile.landed == []
     assert len(str(answer.body or "")) <= 2000
+
+
+@pytest.mark.parametrize("mode", sorted(UNSTORABLE))
+def test_an_answer_holding_a_nul_or_a_lone_surrogate_is_an_unknown_outcome_kept_as_text(hostile, mode):
+    """The journal keeps every answer, and PostgreSQL stores no NUL and no lone surrogate: such an
+    answer is no answer, kept as its text with those characters replaced."""
+    operator = Operator(code="sea", wallet_url=f"{hostile}/{mode}", wallet_secret=SECRET, wallet_timeout_ms=3000)
+    (answer,) = send_many(operator, debits(1))
+    assert (answer.outcome, answer.status) == ("unknown", None) and answer.error, answer.error
+    assert isinstance(answer.body, str) and "\x00" not in answer.body
+    answer.body.encode()  # no lone surrogate
 
 
 @pytest.mark.parametrize("mode", sorted(BAD_BALANCES))
