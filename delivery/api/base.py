@@ -89,21 +89,29 @@ class StrictAPIView(JSONOnly, GenericAPIView):
             raise drf.ValidationError("date_from must not be after date_to")
         return filterset.filter_queryset, cleaned
 
-    def owned(self, queryset, pk):
+    def owned(self, queryset, pk, what):
         """The row ``pk`` (a path string) of ``queryset`` (already limited to the caller's own rows);
-        ``NotFound`` when it is not a positive id or not there."""
-        return found_or_404(queryset.filter(pk=path_id(pk)).first())
+        ``NotFound`` naming it (``what``: ``round``, ``dispute``) when it is not a positive id or
+        not there."""
+        return found_or_404(queryset.filter(pk=path_id(pk, what)).first(), what, pk)
 
 
-def path_id(pk):
-    """The id ``pk`` (a path string) as an int; ``NotFound`` when it is not a positive id."""
+def path_id(pk, what):
+    """The id ``pk`` (a path string) as an int; ``NotFound`` naming it (``what``) when it is not a
+    positive id."""
     if not pk.isascii() or not pk.isdigit() or not 1 <= int(pk) <= MAX_ID:
-        raise drf.NotFound()
+        raise drf.NotFound(_no(what, pk))
     return int(pk)
 
 
-def found_or_404(found):
-    """``found``, unless None (``NotFound``)."""
+def found_or_404(found, what, pk):
+    """``found``, unless None: ``NotFound`` naming what was asked for (``what`` ``pk``)."""
     if found is None:
-        raise drf.NotFound()
+        raise drf.NotFound(_no(what, pk))
     return found
+
+
+def _no(what, pk):
+    """The sentence of a 404 for ``what`` ``pk``: the id as given (quoted when it is no number)."""
+    pk = str(pk)
+    return f"no {what} {pk if pk.isascii() and pk.isdigit() else repr(pk[:32])} of yours"

@@ -101,7 +101,8 @@ def test_bolts_bets_rounds_and_entries_are_out_of_reach(api, bolt_api, shared_ro
         bolts_bet.pk]
     foreign, unknown = same_as_unknown(api, "get", f"/api/operator/v1/rounds/{bolt_round.pk}",
                                        f"/api/operator/v1/rounds/{bolt_round.pk + 1000}")
-    assert foreign == unknown
+    assert (foreign["detail"], unknown["detail"]) == (f"no round {bolt_round.pk} of yours",
+                                                      f"no round {bolt_round.pk + 1000} of yours")
     # The statement holds acme's players' entries only, whatever the cursor guesses.
     statement = api.get("/api/operator/v1/statement/?page_size=1000").json()["entries"]
     acmes = set(LedgerEntry.objects.filter(account__operator__code="acme", account__kind="wallet")

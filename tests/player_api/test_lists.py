@@ -79,7 +79,9 @@ def test_other_players_rows_answer_404(api, bob, premium_round):
         {"id": "b", "player": "bob", "type": "main", "stake": "10.00", "actions": ["stand"]}]})
     for bet in Bet.objects.filter(player=bob):
         response = api.get(f"/api/v1/bets/{bet.pk}")
-        assert response.status_code == 404 and response.json() == {"code": "not_found", "detail": "Not found."}
+        assert response.status_code == 404 and response.json() == {"code": "not_found",
+                                                                    "detail": f"no bet {bet.pk} of yours"}
+    assert api.get(f"/api/v1/bets/{bet.pk + 10**6}").json()["detail"] == f"no bet {bet.pk + 10**6} of yours"
     assert {b["player"] for b in Bet.objects.filter(pk__in=ids(api.get("/api/v1/bets/"))).values("player")} == {
         premium_round.bets.get(record_id="a1").player_id}
     assert api.get(f"/api/v1/rounds/{premium_round.pk}").status_code == 200

@@ -65,6 +65,16 @@ def test_only_game_server_accounts_may_call(eur, game_client):
         "HTTP_AUTHORIZATION"].split()[1]
 
 
+@pytest.mark.parametrize("external_id", [" WS-1 ", "WS-1\t", "\nWS-1", " "])
+def test_a_round_id_with_surrounding_whitespace_is_refused_not_trimmed(eur, game_client, external_id):
+    """The fifth fresh attack: `` WS-1 `` was opened as ``WS-1``, a round the studio could not find
+    by the id it sent."""
+    response = game_client.post(f"/api/game/v1/tables/{TableFactory().code}/rounds/",
+                                {"external_id": external_id, "shoe": 1, "burn_count": 2}, format="json")
+    assert response.status_code == 400 and response.data["code"] == "invalid_input", response.data
+    assert "external_id" in response.data["detail"] and not Round.objects.exists()
+
+
 # --- error format ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("stake", [10.5, "-1.00", "1.001", "abc"])

@@ -4,6 +4,9 @@ raw so that ``accounts.money.parse_amount`` rejects floats as ``invalid_amount``
 shapes. Money in answers is a decimal string with exactly the currency's minor units (``Money``:
 the serializer's context gives them, ``{"minor_units": 2}``)."""
 
+import re
+
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -64,7 +67,10 @@ class TableSerializer(serializers.ModelSerializer):
 
 
 class OpenRoundSerializer(StrictSerializer):
-    external_id = StrictCharField(max_length=64, help_text="The game server's round id (unique per table).")
+    external_id = StrictCharField(
+        max_length=64, trim_whitespace=False, validators=[RegexValidator(
+            r"\A\S(?:.*\S)?\Z", "a round id has no leading or trailing whitespace", flags=re.DOTALL)],
+        help_text="The game server's round id (unique per table; no leading or trailing whitespace).")
     shoe = StrictIntegerField(min_value=1, max_value=2**31 - 1,
                               help_text="Sequence number of the shoe; a new one starts a new shoe.")
     burn_count = StrictIntegerField(min_value=0, max_value=11, default=0,

@@ -186,7 +186,7 @@ class RoundView(OperatorAPIView):
                    examples=examples.ROUND,
                    summary="A round your players had bets in: its public cards and result, and their bets")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        round_ = self.owned(selectors.rounds_for_operator(self.operator), id)
+        round_ = self.owned(selectors.rounds_for_operator(self.operator), id, "round")
         round_.result = round_public(round_)
         round_.bets_of_operator = selectors.bets_for_operator(self.operator).filter(round=round_)
         return Response(s.OperatorRoundSerializer(round_).data)

@@ -117,7 +117,7 @@ class BetDetailView(ZonedView):
     @extend_schema(parameters=[ID_PARAMETER, TZ_PARAMETER], responses={200: s.PlayerBetDetailSerializer, **ERRORS},
                    summary="One of your bets as the Bet Record shows it")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        bet = found_or_404(selectors.bet_detail_row(self.player, path_id(id)))
+        bet = found_or_404(selectors.bet_detail_row(self.player, path_id(id, "bet")), "bet", id)
         extras = selectors.extras_of(bet)
         return Response(s.bet_detail(bet, extras, bet_replay(bet), bet_ledger_rows(bet, extras), self.zone()))
 
@@ -126,7 +126,7 @@ class RoundDetailView(PlayerAPIView):
     @extend_schema(parameters=[ID_PARAMETER], responses={200: s.PlayerRoundDetailSerializer, **ERRORS},
                    summary="A round you had a bet in: its public cards and result, and your bets")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        round_ = self.owned(selectors.rounds_for_player(self.player), id)
+        round_ = self.owned(selectors.rounds_for_player(self.player), id, "round")
         round_.result = round_public(round_)
         round_.bets_of_player = selectors.bets_for_player(self.player).filter(round=round_)
         return Response(s.PlayerRoundDetailSerializer(round_).data)
@@ -197,4 +197,4 @@ class DisputeDetailView(PlayerAPIView):
     @extend_schema(parameters=[ID_PARAMETER], responses={200: s.DisputeSerializer, **ERRORS},
                    summary="One of your disputes")
     def get(self, request, id):  # noqa: A002 (the path's {id})
-        return Response(s.DisputeSerializer(self.owned(disputes_of(self.player), id)).data)
+        return Response(s.DisputeSerializer(self.owned(disputes_of(self.player), id, "dispute")).data)
