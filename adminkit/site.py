@@ -104,10 +104,10 @@ class StaffAdminSite(OTPAdminSite):
     def admin_view(self, view, cacheable=False):
         inner = super().admin_view(view, cacheable)
 
-        model = getattr(getattr(view, "__self__", None), "model", None)  # a ModelAdmin's view
+        model_admin = getattr(view, "__self__", None)  # a ModelAdmin's view
 
         def wrapper(request, *args, **kwargs):
-            refused = refused_request(request, model)
+            refused = refused_request(request, model_admin)
             if refused is not None:
                 return HttpResponseBadRequest(refused, content_type="text/plain; charset=utf-8")
             if needs_enrolment(request.user) and request.path != reverse("admin:logout", current_app=self.name):
