@@ -25,8 +25,6 @@ from rest_framework.authentication import get_authorization_header
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.exceptions import PlatformError
@@ -190,20 +188,6 @@ def refuse_nul_query_params(request):
     if any("\x00" in key or any("\x00" in value for value in values)
            for key, values in request.query_params.lists()):
         raise drf.ValidationError("query parameters must not contain NUL bytes")
-
-
-class KeyThrottle(ScopedRateThrottle):
-    """DRF's scoped throttle on the view's ``throttle_scope`` (``operator``, ``game_server``),
-    counted per API key (``request.auth.prefix``: an operator's or a studio service account's) in
-    the default cache: at most ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"][scope]`` requests (e.g.
-    ``"1200/min"``; None: no limit) in any sliding window of the period, read at each request so
-    that changed settings apply at once. Refused requests (429, with ``Retry-After``) do not count."""
-
-    def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-    def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": request.auth.prefix}
 
 
 @extend_schema_field(OpenApiTypes.STR)

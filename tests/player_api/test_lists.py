@@ -139,7 +139,7 @@ def test_throttle_counter_is_one_expiring_redis_key(db):
     from django.core.cache import caches
     from django.core.cache.backends.redis import RedisCache
 
-    from delivery.api.player.throttles import _redis, count_request
+    from delivery.api.throttles import _redis, count_request
 
     assert isinstance(caches["default"], RedisCache)  # the tests run on Redis: the pipelined path
     caches["default"].clear()

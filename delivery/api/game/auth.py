@@ -11,12 +11,12 @@ from rest_framework.views import APIView
 
 from delivery.api.common import (
     JSONOnly,
-    KeyThrottle,
     SafeJSONParser,
     bearer_credential,
     refuse_nul_query_params,
     refuse_repeated_query_params,
 )
+from delivery.api.throttles import KeyThrottle
 from tables.models import StudioAPIKey
 from tables.studios import check_studio_round
 

@@ -23,8 +23,9 @@ from accounts.models import Currency, LedgerEntry, OperatorAPIKey
 from accounts.operators import balances, open_session, player_of, record_call, revoke_session, transfer, upsert_player
 from accounts.selectors import statement_entries
 from delivery.api.base import ID_PARAMETER, StrictAPIView
-from delivery.api.common import ErrorSerializer, KeyThrottle
+from delivery.api.common import ErrorSerializer
 from delivery.api.player.bet_list import BetList
+from delivery.api.throttles import KeyThrottle
 from settlement.selectors import round_public
 from wagering import selectors
 from wagering.models import DailyRollup

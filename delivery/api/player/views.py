@@ -25,6 +25,7 @@ from accounts.models import LedgerEntry
 from accounts.selectors import LEDGER_ROW, ledger_entries_for_player, wallets_of
 from delivery.api.base import ID_PARAMETER, StrictAPIView, found_or_404, path_id
 from delivery.api.common import ErrorSerializer
+from delivery.api.throttles import MeRateThrottle, PlayerRateThrottle
 from settlement.disputes import open_dispute
 from settlement.models import Dispute
 from settlement.replay import visible_steps
@@ -38,7 +39,6 @@ from .authentication import CachedTokenAuthentication, PlayerSessionAuthenticati
 from .bet_list import BetList
 from .filters import TZ_PARAMETER, ZoneFilter
 from .pagination import KeysetPagination
-from .throttles import MeRateThrottle, PlayerRateThrottle
 
 ERRORS = {code: ErrorSerializer for code in (400, 401, 403, 404, 429)}
 #: How many rounds ``rounds/recent`` recalls.
