@@ -25,10 +25,13 @@ _NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 def neutralised(value):
     """``value`` as a CSV cell: a text that starts like a formula (``= + - @``, a tab, a carriage
-    return) gets a leading apostrophe, which spreadsheets show as text and never evaluate; a plain
-    decimal number (``-10.00``: a negative amount stays a number) and other values are written as
-    they are."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+    return), after any spaces and line breaks a spreadsheet may skip (``" =1+1"``, ``"\n=1+1"``),
+    or like a pipe command (``|``) gets a leading apostrophe, which spreadsheets show as text and
+    never evaluate; a plain decimal number (``-10.00``: a negative amount stays a number) and other
+    values are written as they are."""
+    starts = (*FORMULA_STARTS, "|")
+    if isinstance(value, str) and not _NUMBER.fullmatch(value) \
+            and (value.startswith(starts) or value.lstrip(" \n\r\t").startswith(starts)):
         return f"'{value}"
     return value
 

@@ -154,8 +154,8 @@ def _money_string(value):
 
 def _answer(call, request, request_id, sent_at, started, http_status=None, content=b"", error="", outcome="unknown"):
     """Read an attempt's answer: ``http_status`` and ``content`` (bytes), or None after ``error``
-    (an ``outcome``: ``unknown``, or ``failed`` for a call not sent). A body that is not JSON (too
-    deep, a key repeated, longer than ``MAX_ANSWER_BYTES``) or holds a string the journal cannot
+    (an ``outcome``: ``unknown``, or ``failed`` for a call not sent). A body that is not JSON in
+    UTF-8 (too deep, a key repeated, longer than ``MAX_ANSWER_BYTES``, UTF-16) or holds a string the journal cannot
     store (``_storable``) is kept as text, cut, those characters replaced by U+FFFD: the outcome is
     unknown; so it is for an ``OK`` to a money call (debit, credit, rollback) whose ``balance`` is
     missing or no money string (``_money_string``): it does not follow the protocol. A balance
@@ -166,7 +166,8 @@ def _answer(call, request, request_id, sent_at, started, http_status=None, conte
         try:
             if len(content) > MAX_ANSWER_BYTES:
                 raise ValueError(f"the answer is longer than {MAX_ANSWER_BYTES} bytes")
-            body = json.loads(content, parse_float=_finite, parse_constant=str, object_pairs_hook=_object)
+            body = json.loads(content.decode("utf-8-sig"), parse_float=_finite, parse_constant=str,
+                              object_pairs_hook=_object)  # UTF-8 only (a byte order mark is skipped)
             _storable(body)
         except (ValueError, RecursionError) as e:
             body = _UNSTORABLE.sub("\ufffd", content[:2000].decode(errors="replace"))

@@ -94,7 +94,8 @@ def test_dispute_queue_shows_reason_amount_at_stake_age_and_player(provider_clie
 @pytest.mark.parametrize("value, cell", [
     ('=HYPERLINK("http://evil.example","x")', '\'=HYPERLINK("http://evil.example","x")'),
     ("+1", "'+1"), ("-1+2", "'-1+2"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("-10.00", "-10.00"),
-    ("b0", "b0"), (Decimal("-3"), Decimal("-3")), (7, 7)])
+    ("b0", "b0"), (Decimal("-3"), Decimal("-3")), (7, 7),
+    (" =1+1", "' =1+1"), ("\n=1+1", "'\n=1+1"), ("|cmd", "'|cmd"), ("a =1", "a =1")])  # the seventh fresh attack
 def test_formula_like_text_is_neutralised_and_numbers_are_not(value, cell):
     assert neutralised(value) == cell
 

@@ -64,7 +64,8 @@ UNSTORABLE = {"nul": b'{"status": "OK", "balance": "5.00", "note": "a\\u0000b"}'
 class _Hostile(http.server.BaseHTTPRequestHandler):
     """An operator's wallet that answers badly, by the path's first part: ``redirect`` (307 to
     ``/landed``, which counts its hits), ``nested`` (JSON 100,000 arrays deep), ``big`` (a valid
-    answer longer than the cap), ``repeated`` (``status`` twice, OK last), an OK whose balance is
+    answer longer than the cap), ``repeated`` (``status`` twice, OK last), ``utf16`` (a valid answer
+    in UTF-16: the protocol's JSON is UTF-8), an OK whose balance is
     no money string (``BAD_BALANCES``), and one no database could keep (``UNSTORABLE``)."""
 
     landed = []
@@ -84,7 +85,8 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
         else:
             body = {"nested": b"[" * 100_000 + b"]" * 100_000,
                     "big": b'{"status": "OK", "pad": "' + b"x" * (MAX_ANSWER_BYTES + 10) + b'"}',
-                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}', **BAD_BALANCES,
+                    "repeated": b'{"status": "INSUFFICIENT_FUNDS", "status": "OK"}',
+                    "utf16": '{"status": "OK", "balance": "5.00"}'.encode("utf-16"), **BAD_BALANCES,
                     **UNSTORABLE}[mode]
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -107,7 +109,8 @@ def hostile():
 
 
 @pytest.mark.parametrize("mode, why", [("redirect", "HTTP 307"), ("nested", "not JSON"),
-                                       ("big", f"longer than {MAX_ANSWER_BYTES} bytes"), ("repeated", "repeated")])
+                                       ("big", f"longer than {MAX_ANSWER_BYTES} bytes"), ("repeated", "repeated"),
+                                       ("utf16", "not JSON")])
 def test_a_redirect_or_a_body_no_json_reader_should_trust_is_an_unknown_outcome(hostile, mode, why):
     """A signed call goes to the operator's wallet_url only (a redirect is not followed: it could
     point anywhere), and an answer too deep, too long or with a key twice is no answer."""
