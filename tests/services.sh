@@ -14,21 +14,6 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-# PostgreSQL as a database server is run, not its defaults for a small machine: a quarter of the
-# memory (at most 4 GB) for its buffers, so that the ledger's and the bets' hot index pages stay in
-# them (with the default 128 MB, settling a 20,000-player round evicted and re-read thousands), and
-# checkpoints far enough apart that a burst of settlements does not force one. Taken at the next
-# start of the server (this script starts a stopped one).
-memory_mb=$(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo)
-buffers_mb=$(( memory_mb / 4 < 4096 ? memory_mb / 4 : 4096 ))
-settings="shared_buffers = ${buffers_mb}MB
-max_wal_size = 8GB
-checkpoint_timeout = 15min"
-conf=/etc/postgresql/15/main/conf.d/blackjack.conf
-if [ -d "$(dirname "$conf")" ] && [ "$(cat "$conf" 2>/dev/null)" != "$settings" ]; then
-  printf '%s\n' "$settings" > "$conf"
-fi
-
 if ! pg_isready -q -h 127.0.0.1 -p 5432; then
   pg_ctlcluster 15 main start
   for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
