@@ -26,16 +26,20 @@ SCANS = (RoundEvent.Kind.CARD_SCANNED, RoundEvent.Kind.CARD_RESCANNED)
 _SEAT = re.compile(r"seat:([1-7])")
 
 
-def check_scan(table, kind, payload, name):
+def check_scan(table, kind, payload, name, *, seats=None):
     """Raise ``InvalidInput`` (naming ``name``) unless ``payload`` (a scan event's payload, its
     ``kind`` a ``SCANS`` kind) has a destination ``to`` of ``table`` and a card code ``card``
-    (optional for ``card_rescanned``)."""
+    (optional for ``card_rescanned``). ``seats``: the seats of the round holding a seat bet (the
+    only ones dealt to: a card on another could be in no valid record), None when not known."""
     to = payload.get("to")
     seat = _SEAT.fullmatch(to) if isinstance(to, str) else None
     valid = to == "dealer" or (to == "player" if table.seats is None else bool(seat) and int(seat[1]) <= table.seats)
     if not valid:
         where = "'dealer' or 'player'" if table.seats is None else f"'dealer' or 'seat:1' to 'seat:{table.seats}'"
         raise InvalidInput(f"{name}.to: {where} is required")
+    if seat and seats is not None and int(seat[1]) not in seats:
+        held = ", ".join(map(str, seats)) or "none"
+        raise InvalidInput(f"{name}.to: seat {seat[1]} holds no seat bet this round (seats dealt to: {held})")
     if kind == RoundEvent.Kind.CARD_RESCANNED and payload.get("card") is None:
         return
     try:

@@ -185,6 +185,15 @@ def check_decision(round_, kind, payload, name):
         raise InvalidInput(f"{name}.hand: {HANDS.start} or {HANDS.stop - 1} is required (left out: 1)")
 
 
+def _seats_dealt_to(round_):
+    """The seats of ``round_`` (closed) holding a seat bet, as its ``betting_closed`` event names
+    them (``wagering.closing``); None where it names none (a boundless round, or one closed before
+    the event named them)."""
+    closed = round_.events.filter(kind=RoundEvent.Kind.BETTING_CLOSED).order_by("-pk").values_list(
+        "payload", flat=True).first()
+    return set(closed["seats"]) if closed and "seats" in closed else None
+
+
 @transaction.atomic
 def report_play(*, round_id, events, actor="", actor_user=None):
     """Append play events to the timeline of a round whose cards are being dealt (CLOSED; a
@@ -194,7 +203,8 @@ def report_play(*, round_id, events, actor="", actor_user=None):
     "action": "hit"}``; scans name a card code and a destination of the table (``tables.cards``:
     the round record is checked against them). All or nothing. Returns the saved ``RoundEvent``
     rows. Raises ``NotFound``, ``IllegalTransition`` (round not being dealt, suspended),
-    ``InvalidInput`` (unknown kind, not a list, a scan's card or destination, a decision's seat,
+    ``InvalidInput`` (unknown kind, not a list, a scan's card or destination (a seat holding no
+    seat bet this round included), a decision's seat,
     action or hand (``check_decision``), a ``record_id`` (the bet an event names) that is no
     string, a text longer than ``EVENT_TEXT_MAX``). Other payload keys are kept as given."""
     round_ = lock_round(round_id)
@@ -203,7 +213,7 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         raise IllegalTransition(f"round {round_id} is {round_.state}: {why}")
     if not isinstance(events, list) or not events or not all(isinstance(e, dict) for e in events):
         raise InvalidInput("events must be a non-empty list of objects")
-    rows = []
+    rows, seats = [], _seats_dealt_to(round_)
     for i, item in enumerate(events):
         payload = dict(item)
         kind = payload.pop("kind", None)
@@ -213,7 +223,7 @@ def report_play(*, round_id, events, actor="", actor_user=None):
         if "record_id" in payload and not isinstance(payload["record_id"], str):
             raise InvalidInput(f"events[{i}].record_id: a bet's record id is a string")
         if kind in SCANS:
-            check_scan(round_.table, kind, payload, f"events[{i}]")
+            check_scan(round_.table, kind, payload, f"events[{i}]", seats=seats)
         else:
             check_decision(round_, kind, payload, f"events[{i}]")
         # the payload as given, not as keywords: "actor" & co. are payload keys like any other

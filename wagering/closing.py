@@ -56,17 +56,19 @@ def close_betting(*, round_id, actor="", actor_user=None):
     """Close betting on an OPEN round (RULES 3, 6, 9): the round becomes CLOSED, its bets ACCEPTED.
     Seated variants: a seat without a seat bet has its behind and pair(s) bets refunded
     (``seat_emptied``); its occupant keeps it for this one round (grace) and is unseated after a
-    second round in a row without a seat bet. The rollups count the refunds and the round's
+    second round in a row without a seat bet; the ``betting_closed`` event names the seats holding a
+    seat bet (``seats``: the only ones cards are dealt to). The rollups count the refunds and the round's
     players (``wagering.rollups``). Returns the ``Round``. Raises ``NotFound``,
     ``IllegalTransition``."""
     round_ = lock_round(round_id)
     round_.transition(Round.State.CLOSED)
     round_.save(update_fields=["state", "closed_at"])
-    events, orphans = [], []
+    events, orphans, seats = [], [], {}
     rules = round_.rules()
     if not rules.shared_hand:
         bets = list(round_.bets.filter(state=Bet.State.PLACED).prefetch_related("extras"))
         seated = {b.seat for b in bets if b.type == "main"}
+        seats = {"seats": sorted(seated)}  # the seats dealt to (tables.cards.check_scan)
         emptied = seats_emptied(rules, seats_with_bets={b.seat for b in bets}, seats_with_seat_bet=seated)
         for seat in lock_seats(round_.table):
             if seat.number in seated:
@@ -89,7 +91,7 @@ def close_betting(*, round_id, actor="", actor_user=None):
         events += refund_bets(round_, orphans, actor=actor, actor_user=actor_user)[0]
     accepted = round_.bets.filter(state=Bet.State.PLACED).update(state=Bet.State.ACCEPTED)
     events.insert(0, event(round_, Kind.BETTING_CLOSED, actor=actor, actor_user=actor_user,
-                           accepted=accepted, refunded=len(orphans)))
+                           accepted=accepted, refunded=len(orphans), **seats))
     RoundEvent.objects.bulk_create(events)
     if orphans:
         rollups.record(rollups.figures_of(Bet.objects.filter(pk__in=[b.pk for b in orphans])))

@@ -12,7 +12,8 @@ from tables.cards import scan_events
 from tables.exceptions import InvalidInput, InvalidRecord
 from tables.models import Round, Shoe
 from tables.services import report_play
-from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory, scan
+from tests.factories import BoundlessTableFactory, ClassicTableFactory, PlayerFactory, RoundFactory, scan
+from tests.wagering.helpers import sit
 from wagering.closing import close_betting
 from wagering.placement import place_bet
 
@@ -71,6 +72,24 @@ def test_scans_name_a_card_and_a_destination_of_the_table(eur):
                 {"to": "dealer"}):
         with pytest.raises(InvalidInput):
             report_play(round_id=round_.pk, events=[{"kind": "card_scanned", **bad}])
+
+
+def test_cards_go_only_to_the_seats_holding_a_seat_bet(eur):
+    """The seventh fresh attack: a card scanned to a seat with no seat bet this round was taken,
+    and then no record could be valid (the seat's cards must be in it, and a seat without a main
+    bet must not): the round could only be cancelled."""
+    table = ClassicTableFactory()
+    round_ = RoundFactory(table=table)
+    anna, cleo = PlayerFactory(funded="100.00"), PlayerFactory(funded="100.00")
+    sit(table, 3, anna)
+    sit(table, 7, cleo)  # seated, no bet this round
+    place_bet(round_id=round_.pk, key="a", player=anna.code, type="main", stake="10.00", seat=3)
+    close_betting(round_id=round_.pk)
+    with pytest.raises(InvalidInput, match=r"events\[1\].to: seat 7 holds no seat bet this round \(seats dealt to: 3"):
+        report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": "TC", "to": "seat:3"},
+                                                {"kind": "card_scanned", "card": "TD", "to": "seat:7"}])
+    assert not round_.events.filter(kind__in=["card_scanned", "card_rescanned"]).exists()  # all or nothing
+    report_play(round_id=round_.pk, events=[{"kind": "card_scanned", "card": "TC", "to": "seat:3"}])
 
 
 def test_no_card_more_than_8_times_in_a_shoe(eur):

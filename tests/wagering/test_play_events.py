@@ -6,9 +6,11 @@ import pytest
 from tables.exceptions import IllegalTransition, InvalidInput
 from tables.models import RoundEvent
 from tables.services import report_play
-from tests.factories import BoundlessTableFactory, RoundFactory
+from tests.factories import BoundlessTableFactory, PlayerFactory, RoundFactory
 from wagering.closing import close_betting
+from wagering.placement import place_bet
 
+from .helpers import sit
 from .test_api import open_round
 
 pytestmark = pytest.mark.django_db
@@ -16,6 +18,9 @@ pytestmark = pytest.mark.django_db
 
 def test_rules_10_scans_rescans_and_decisions_are_appended_in_order():
     round_ = RoundFactory()
+    player = PlayerFactory(funded="100.00")
+    sit(round_.table, 1, player)
+    place_bet(round_id=round_.pk, key="s1", player=player.code, type="main", stake="10.00", seat=1)  # dealt to
     close_betting(round_id=round_.pk)
     report_play(round_id=round_.pk, actor="game-server:studio", events=[
         {"kind": "card_rescanned", "to": "seat:1", "reason": "unreadable"},

@@ -99,7 +99,7 @@ class SessionRequestSerializer(StrictSerializer):
 
 
 class SessionEndRequestSerializer(StrictSerializer):
-    token = StrictCharField(min_length=1, max_length=200, trim_whitespace=False,
+    token = StrictCharField(min_length=1, max_length=200, trim_whitespace=False, validators=[NO_NUL],
                             help_text="The session's token (as POST sessions/ gave it).")
 
 
