@@ -3,7 +3,7 @@
 ``accounts.selectors`` and ``accounts.locks`` use them on PostgreSQL and the ORM elsewhere."""
 
 from .models import Account, Player
-from .sql import JOINED_BY_KEY, execute_binary, instances, number_array, select_list
+from .sql import BY_KEY, execute_binary, instances, number_array, select_list
 
 #: The columns of a wallet and its player that placing bets and posting stakes read; the others
 #: are deferred, so that these hot paths do not read and parse them (timestamps above all).
@@ -31,12 +31,14 @@ def lock_wallets_by_code(currency, codes):
 
 def wallets(currency, player_ids):
     """The wallets in ``currency`` (a ``Currency``, set on each) of the players ``player_ids`` (ints),
-    found through the player index one by one whatever the planner's estimates
-    (``JOINED_BY_KEY``), so that a round with many winners never reads the whole wallet table.
-    Returns a list of ``Account``; the fields outside ``WALLET_FIELDS`` are deferred."""
+    each found through the wallet index by its player whatever the planner's estimates: the
+    LATERAL subquery (its LIMIT keeps it from being flattened into a join) is run once per id,
+    so that a round with many winners never reads the whole wallet table, and a wallet table
+    without statistics yet (a new database) is never scanned once per id. Returns a list of
+    ``Account``; the fields outside ``WALLET_FIELDS`` are deferred."""
     rows = execute_binary(
-        f"""SELECT {select_list(Account, "a", WALLET_FIELDS)}
-            FROM unnest(%s::bigint[]) AS p(id) JOIN {Account._meta.db_table} AS a ON a.player_id = p.id
-            WHERE a.kind = %b::varchar AND a.currency_id = %b::varchar""",
-        [number_array(player_ids), Account.Kind.WALLET.value, currency.pk], planner=JOINED_BY_KEY)
+        f"""SELECT a.* FROM unnest(%s::bigint[]) AS p(id) CROSS JOIN LATERAL (
+              SELECT {select_list(Account, "a", WALLET_FIELDS)} FROM {Account._meta.db_table} AS a
+              WHERE a.player_id = p.id AND a.kind = %b::varchar AND a.currency_id = %b::varchar LIMIT 1) AS a""",
+        [number_array(player_ids), Account.Kind.WALLET.value, currency.pk], planner=BY_KEY)
     return instances(Account, rows, WALLET_FIELDS, shared={"currency": currency})
