@@ -181,8 +181,9 @@ def _floor(round_, wallets, house):
     bets pointing at them, payout transactions linked into their wallets' hash chains
     (``accounts.chain``: ``prev_hash`` and ``chain_hash`` computed here from the heads read under
     the lock), entries with the wallets' ``balance_after`` (read under the lock), wallet balances
-    and chain heads, then the deferred foreign-key checks a commit runs (``SET CONSTRAINTS ALL
-    IMMEDIATE``) before the rollback. Returns seconds."""
+    and chain heads (the ledger's INSERTs checking their references as every INSERT does,
+    ``accounts`` migration 0013), then the deferred foreign-key checks a commit runs (``SET
+    CONSTRAINTS ALL IMMEDIATE``) before the rollback. Returns seconds."""
     from django.db import transaction
     from django.utils import timezone
 
