@@ -12,7 +12,7 @@ floor: the same bet updates, bet details and ledger rows (transactions linked in
 hash chains, entries with the wallets' balance_after, wallet balances and chain heads) written by
 one hand-written SQL transaction,
 with the commit's deferred foreign-key checks, on an identical copy of the boundless round. Also
-prints the share of the boundless settlement's bet updates PostgreSQL made in place (HOT updates,
+prints the share of the two settlements' bet updates PostgreSQL made in place (HOT updates,
 ``wagering`` migration 0003), and the rollups' share of the settle: ``wagering.rollups.round_settled``
 with its grouping of the bets (``Plan.counted``) timed again on the settled round in a
 rolled-back transaction, and the settle / floor ratio without
@@ -151,16 +151,22 @@ def _peak_kib(pid):
     return 0
 
 
-def _bet_updates():
-    """``(updates, HOT updates)`` of the bet table so far (PostgreSQL's statistics, which a
-    backend reports within a second of its commit: read after a pause)."""
+def _bet_updates(since=(0, 0), expected=0):
+    """``(updates, HOT updates)`` of the bet table since ``since`` (an earlier result), as
+    PostgreSQL's statistics count them: a backend reports its counts some time after its commit
+    (at once when idle, within seconds when it reported less than a second ago), so they are read
+    again until they hold ``expected`` updates, for at most 20 seconds."""
     from django.db import connection
 
-    time.sleep(1.5)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'wagering_bet'")
-        return cursor.fetchone()
+    deadline = time.monotonic() + 20
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
+            cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'wagering_bet'")
+            counts = tuple(now - before for now, before in zip(cursor.fetchone(), since))
+        if counts[0] >= expected or time.monotonic() > deadline:
+            return counts
+        time.sleep(0.5)
 
 
 def _settle_via_worker(round_, queue):
@@ -328,7 +334,7 @@ def main():
     boundless = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"B-{run}", taken)
     floor_copy = _boundless(tables["boundless"], players, wallets, houses["boundless"], f"F-{run}")
     premium = _premium(tables["premium"], players, wallets, houses["premium"], f"P-{run}")
-    n_boundless = boundless.bets.count()
+    n_boundless, n_premium = boundless.bets.count(), premium.bets.count()
     quiesce(Account, Bet, LedgerTransaction, LedgerEntry, Round)
     connection.close()
 
@@ -338,13 +344,13 @@ def main():
     clock = Clock()
     try:
         base_kib = _peak_kib(worker.pid)
+        updates_before = _bet_updates()
         with clock.time("premium"):
             _settle_via_worker(premium, queue)
-        updates_before = _bet_updates()
         with clock.time("boundless"):
             _settle_via_worker(boundless, queue)
         peak_kib = _peak_kib(worker.pid)
-        updated, in_place = (after - before for after, before in zip(_bet_updates(), updates_before))
+        updated, in_place = _bet_updates(updates_before, n_boundless + n_premium)
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(30)
@@ -365,7 +371,7 @@ def main():
          f"ms ({100 * s['rollups'] / s['boundless']:.1f}% of the settle)"),
         ("settle / floor time ratio without the rollups' share", without,
          f"x (with them: +{100 * (ratio / without - 1):.1f}%, promise: <= 5%)"),
-        ("boundless round: bet rows rewritten in place (HOT)", 100 * in_place / max(updated, 1),
+        ("both rounds: bet rows rewritten in place (HOT)", 100 * in_place / max(updated, 1),
          f"% of {updated:,} bet updates"),
         ("worker peak memory (VmHWM)", peak_kib / 1024, "MiB"),
         ("worker memory at start", base_kib / 1024, "MiB"),
