@@ -294,8 +294,9 @@ def _balance_limit(postings, key):
                         f"{amount_string(MONEY_LIMIT, minor_units)} either way: nothing was moved")
 
 
-def _computed(postings, locked, taken, allow_negative, now):
-    """What writing ``postings`` changes, computed from ``locked`` (the rows ``(pk, kind, balance,
+def _computed(postings, chains, locked, taken, allow_negative, now):
+    """What writing ``postings`` changes, computed from ``chains`` (each posting's
+    ``accounts.chain.chain_account``), ``locked`` (the rows ``(pk, kind, balance,
     negative_flagged, journal, chain_head)`` of the accounts they lock, read under the locks) and
     ``taken`` (their keys already posted): ``(new, entries, links, wallets, heads, owners)``: the
     postings whose key is free, in order; their entries ``(key, account, amount, balance_after)``
@@ -308,25 +309,26 @@ def _computed(postings, locked, taken, allow_negative, now):
     journals = {pk for pk, _, _, _, journal, _ in locked if journal}
     wallets = {pk: [balance, flagged] for pk, kind, balance, flagged, _, _ in locked if kind == Account.Kind.WALLET}
     heads = {pk: chain.as_bytes(head) for pk, _, _, _, _, head in locked}
-    new = [p for p in postings if p.key not in taken]
-    entries, links, owners = [], [], set()
-    for p in new:
+    new, entries, links, owners = [], [], [], set()
+    for p, owner in zip(postings, chains):
+        if p.key in taken:
+            continue
+        new.append(p)
         legs = []
-        for account, amount in ((p.source, -p.amount), (p.destination, p.amount)):
-            wallet = wallets.get(account.pk)
+        for account, amount in ((p.source.pk, -p.amount), (p.destination.pk, p.amount)):
+            wallet = wallets.get(account)
             balance_after = None
             if wallet is not None:
                 wallet[0] += amount
-                if wallet[0] < 0 and account.pk not in journals:
+                if wallet[0] < 0 and account not in journals:
                     if amount < 0 and not allow_negative:
                         raise _insufficient_funds(postings, p.key)
                     wallet[1] = True
                 if abs(wallet[0]) >= MONEY_LIMIT:
                     raise _balance_limit(postings, p.key)
                 balance_after = wallet[0]
-            entries.append((p.key, account.pk, amount, balance_after))
-            legs.append((account.pk, amount, balance_after))
-        owner = chain.chain_account(p.source, p.destination)
+            entries.append((p.key, account, amount, balance_after))
+            legs.append((account, amount, balance_after))
         prev = heads.get(owner)
         heads[owner] = chain.link(prev, chain.content(key=p.key, kind=p.kind, currency_id=p.source.currency_id,
                                                       memo=p.memo, created_at=now, legs=legs))
@@ -385,7 +387,7 @@ def _post_bulk(postings, allow_negative, now):
     taken = {key for (key,) in execute_binary(
         f"SELECT key FROM {LedgerTransaction._meta.db_table} WHERE key = ANY(%b::varchar[])",
         [[p.key for p in postings]], planner=BY_KEY)}
-    new, entries, links, wallets, heads, owners = _computed(postings, locked, taken, allow_negative, now)
+    new, entries, links, wallets, heads, owners = _computed(postings, chains, locked, taken, allow_negative, now)
     if not new:
         return {}, wallets
     accounts = sorted(wallets.keys() | owners)
@@ -421,7 +423,7 @@ def _post_portable(postings, allow_negative, now):
     locked = list(Account.objects.select_for_update().filter(pk__in=_locked_ids(postings, chains)).order_by("pk")
                   .values_list("pk", "kind", "balance", "negative_flagged", "journal", "chain_head"))
     taken = set(LedgerTransaction.objects.filter(key__in=[p.key for p in postings]).values_list("key", flat=True))
-    new, entry_rows, links, wallets, heads, owners = _computed(postings, locked, taken, allow_negative, now)
+    new, entry_rows, links, wallets, heads, owners = _computed(postings, chains, locked, taken, allow_negative, now)
     if not new:
         return {}, wallets
     with connection.cursor() as cursor:
