@@ -10,10 +10,15 @@ SHARE``, as a foreign key locks them, so that no concurrent delete removes them 
 else SQLSTATE 23503 (``foreign_key_violation``, a Django ``IntegrityError``, as before). Deleting an
 account an entry names, or a currency a transaction names, or changing their keys, fails the same
 way (a trigger before the delete or update); a transaction or an entry can be neither (migration
-0002). On SQLite (the zero-setup default) each inserted row is checked by a trigger of its own; a
-delete is refused by the models' ``on_delete=PROTECT``. SQLite drops a table's triggers when a
-migration rebuilds the table: one that alters these two tables must create them again (the tests
-of ``tests/accounts/test_references.py`` fail otherwise).
+0002). That trigger reads the entries with its statement's snapshot, which at REPEATABLE READ or
+SERIALIZABLE may predate an entry committed meanwhile (a foreign key checks the latest rows
+instead): there the delete is refused with SQLSTATE 40001 (``serialization_failure``), to be
+retried at READ COMMITTED. On SQLite (the zero-setup default) each inserted or updated row is
+checked by a trigger of its own; a delete is refused by the models' ``on_delete=PROTECT`` only
+(flushing a test database deletes the tables in any order). SQLite drops a table's triggers when
+a migration rebuilds the table: one that alters these two tables must create them again (the
+tests of ``tests/accounts/test_references.py`` fail otherwise). As for every table, TRUNCATE (test
+teardown) and disabling the triggers (the tables' owner) are not checked.
 
 The models' ``db_constraint=False`` says so to Django: joins and ``on_delete`` are unchanged."""
 
@@ -56,6 +61,13 @@ CREATE TRIGGER ledger_{name}_check AFTER INSERT ON {table}
         sql += f"""
 CREATE FUNCTION ledger_{name}_guard() RETURNS trigger AS $$
 BEGIN
+    IF TG_OP = 'UPDATE' AND OLD.{key} = NEW.{key} THEN
+        RETURN NEW;
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'removing % of {referenced} is checked at READ COMMITTED only: retry there', OLD.{key}
+            USING ERRCODE = 'serialization_failure';
+    END IF;
     IF EXISTS (SELECT 1 FROM {table} WHERE {column} = OLD.{key}) THEN
         RAISE EXCEPTION '% of {referenced} is named by {table}', OLD.{key}
             USING ERRCODE = 'foreign_key_violation', CONSTRAINT = 'ledger_{name}';
@@ -75,10 +87,13 @@ def _dropped(name, table, column, referenced, key, sql_type, deletable):
             f"DROP TRIGGER IF EXISTS ledger_{name}_check ON {table}; DROP FUNCTION IF EXISTS ledger_{name}_check();")
 
 
-def _sqlite_check(name, table, column, referenced, key, sql_type, deletable):
-    return (f"CREATE TRIGGER ledger_{name}_check BEFORE INSERT ON {table} "
-            f"WHEN NOT EXISTS (SELECT 1 FROM {referenced} WHERE {key} = NEW.{column}) "
-            f"BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: ledger_{name}'); END")
+def _sqlite_checks(name, table, column, referenced, key, sql_type, deletable):
+    """SQLite's triggers for reference ``name``: an inserted row, and a row whose ``column`` is
+    updated, must name an existing row of ``referenced``."""
+    when = f"WHEN NOT EXISTS (SELECT 1 FROM {referenced} WHERE {key} = NEW.{column})"
+    fail = f"BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: ledger_{name}'); END"
+    return [f"CREATE TRIGGER ledger_{name}_check BEFORE INSERT ON {table} {when} {fail}",
+            f"CREATE TRIGGER ledger_{name}_update BEFORE UPDATE OF {column} ON {table} {when} {fail}"]
 
 
 def _statements(vendor, forwards):
@@ -86,8 +101,9 @@ def _statements(vendor, forwards):
     if vendor == "postgresql":
         return ["".join((_check if forwards else _dropped)(*reference) for reference in REFERENCES)]
     if forwards:
-        return [_sqlite_check(*reference) for reference in REFERENCES]
-    return [f"DROP TRIGGER IF EXISTS ledger_{reference[0]}_check" for reference in REFERENCES]
+        return [sql for reference in REFERENCES for sql in _sqlite_checks(*reference)]
+    return [f"DROP TRIGGER IF EXISTS ledger_{reference[0]}_{event}" for reference in REFERENCES
+            for event in ("check", "update")]
 
 
 def forwards(apps, schema_editor):

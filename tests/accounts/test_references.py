@@ -1,14 +1,15 @@
 """The ledger's references (accounts migration 0013): an entry names an existing transaction and
-account, a transaction an existing currency, checked by the database once per statement; on
-PostgreSQL an account an entry names, or a currency a transaction names, cannot be deleted, even
-by a delete racing the insert."""
+account, a transaction an existing currency, checked by the database once per statement (an
+update of a reference too); on PostgreSQL an account an entry names, or a currency a transaction
+names, cannot be deleted, even by a delete racing the insert, nor by one whose snapshot is older
+(REPEATABLE READ)."""
 
 import threading
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db import DatabaseError, IntegrityError, OperationalError, connection, transaction
 
 from accounts import services as ledger
 from accounts.models import Account, Currency, LedgerEntry, LedgerTransaction
@@ -50,6 +51,18 @@ def test_a_transaction_naming_no_currency_is_refused(wallet):
     assert not LedgerTransaction.objects.filter(key="refs:currency").exists()
 
 
+def test_a_reference_cannot_be_updated_to_name_nothing(wallet):
+    ledger.deposit(wallet=wallet, amount="5.00", key="refs:deposit")
+    entry = LedgerEntry.objects.get(account=wallet)
+    for rows, change in ((LedgerEntry.objects.filter(pk=entry.pk), {"account_id": wallet.pk + 1000}),
+                         (LedgerEntry.objects.filter(pk=entry.pk), {"transaction_id": entry.transaction_id + 1000}),
+                         (LedgerTransaction.objects.filter(pk=entry.transaction_id), {"currency_id": "XXX"})):
+        with pytest.raises(DatabaseError), transaction.atomic():  # PostgreSQL: ledger rows are immutable
+            rows.update(**change)
+    entry.refresh_from_db()
+    assert (entry.account_id, entry.transaction.currency_id) == (wallet.pk, "EUR")
+
+
 def test_entries_naming_what_exists_are_written_by_a_bulk_post(wallet):
     house = ledger.house_account(name="table:refs", currency=wallet.currency, operator=ledger.default_operator())
     ledger.deposit(wallet=wallet, amount="50.00", key="refs:deposit")
@@ -67,8 +80,22 @@ def test_an_account_or_currency_the_ledger_names_cannot_be_deleted_even_in_sql(w
                             ("DELETE FROM accounts_currency WHERE code = %s", ["EUR"])):
             with pytest.raises(IntegrityError), transaction.atomic():
                 cursor.execute(sql, params)
+        cursor.execute("UPDATE accounts_currency SET code = code WHERE code = 'EUR'")  # its key unchanged
         cursor.execute("DELETE FROM accounts_account WHERE id = %s", [unused.pk])  # named by no entry
     assert Account.objects.filter(pk=wallet.pk).exists() and not Account.objects.filter(pk=unused.pk).exists()
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_delete_whose_snapshot_may_predate_an_entry_is_refused_to_be_retried(wallet):
+    # At REPEATABLE READ the guard's query would not see an entry committed after the snapshot.
+    unused = ledger.house_account(name="table:unused", currency=wallet.currency, operator=ledger.default_operator())
+    with connection.cursor() as cursor:
+        for isolation in ("REPEATABLE READ", "SERIALIZABLE"):
+            with pytest.raises(OperationalError, match="READ COMMITTED"), transaction.atomic():
+                cursor.execute(f"SET TRANSACTION ISOLATION LEVEL {isolation}")
+                cursor.execute("DELETE FROM accounts_account WHERE id = %s", [unused.pk])
+    assert Account.objects.filter(pk=unused.pk).exists()
 
 
 @pytest.mark.postgresql
