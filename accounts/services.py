@@ -339,11 +339,11 @@ def _computed(postings, chains, locked, taken, allow_negative, now):
 
 #: ``_post_bulk``'s writing statement: the transactions (in the postings' order: their ids
 #: ascending), their entries (source, destination), and the locked accounts' balances, flags and
-#: chain heads (None: unchanged), its arrays as ``accounts.sql.array_sql`` sends them.
+#: chain heads (None: unchanged), the arrays in binary, the numbers as literals.
 _BULK_SQL = f"""
 WITH posting AS MATERIALIZED (
     SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{prev}}, {{hash}}, {{sources}},
-                         {{destinations}}, {{amounts}}, {{source_after}}, {{destination_after}})
+                         {{destinations}}, {{amounts}}, %(source_after)b::numeric[], %(destination_after)b::numeric[])
     WITH ORDINALITY AS p(key, kind, currency_id, memo, prev_hash, chain_hash, source, destination, amount,
                          source_after, destination_after, n)),
 txn AS (
@@ -362,7 +362,7 @@ updated AS (
     UPDATE {Account._meta.db_table} AS a
     SET balance = coalesce(u.balance, a.balance), negative_flagged = coalesce(u.flagged, a.negative_flagged),
         chain_head = coalesce(u.head, a.chain_head)
-    FROM unnest({{accounts}}, {{balances}}, {{flags}}, {{heads}})
+    FROM unnest({{accounts}}, %(balances)b::numeric[], %(flags)b::boolean[], %(heads)b::bytea[])
         AS u(id, balance, flagged, head)
     WHERE a.id = u.id AND a.id = ANY({{accounts}}))  -- the array: an index scan, whatever the estimates
 SELECT key, id FROM txn
@@ -391,15 +391,14 @@ def _post_bulk(postings, allow_negative, now):
     if not new:
         return {}, wallets
     accounts = sorted(wallets.keys() | owners)
-    fields, params = {}, {"now": now}
-    for name, values, sql_type in (
-            *_posting_arrays(new), ("prev", [prev for prev, _ in links], "bytea"),
-            ("hash", [hash_ for _, hash_ in links], "bytea"), ("accounts", accounts, "bigint"),
-            ("source_after", [b for _, _, _, b in entries[::2]], "numeric"),
-            ("destination_after", [b for _, _, _, b in entries[1::2]], "numeric"),
-            ("balances", [wallets[pk][0] if pk in wallets else None for pk in accounts], "numeric"),
-            ("flags", [wallets[pk][1] if pk in wallets else None for pk in accounts], "boolean"),
-            ("heads", [heads[pk] if pk in owners else None for pk in accounts], "bytea")):
+    fields, params = {}, {
+        "now": now, "source_after": [b for _, _, _, b in entries[::2]],
+        "destination_after": [b for _, _, _, b in entries[1::2]],
+        "balances": [wallets[pk][0] if pk in wallets else None for pk in accounts],
+        "flags": [wallets[pk][1] if pk in wallets else None for pk in accounts],
+        "heads": [heads[pk] if pk in owners else None for pk in accounts]}
+    for name, values, sql_type in (*_posting_arrays(new), ("prev", [prev for prev, _ in links], "bytea"),
+                                   ("hash", [hash_ for _, hash_ in links], "bytea"), ("accounts", accounts, "bigint")):
         fields[name], values = array_sql(name, values, sql_type, spread=False)
         params.update(values)
     try:

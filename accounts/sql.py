@@ -82,13 +82,11 @@ def _set_config(cursor, settings):
 
 def array_sql(name, values, sql_type, *, spread):
     """An array parameter named ``name`` for ``execute_binary``: ``(sql, params dict)``. Either one
-    array (one parameter: any length, for bulk statements), or, with ``spread``, one parameter per
-    element (``ARRAY[%(name_0)b::bigint, ...]::bigint[]``): the planner then knows the length even
-    in a generic plan, so a prepared statement is planned once and not per call. Without
-    ``spread``, values all equal (a bulk post's kinds, currencies, memos) go as that one value
-    and the length (``array_fill``): nothing is encoded per element; numbers and booleans go as
-    one array literal (``literal_array``), byte strings of one length as one ``bytea``
-    (``packed_sql``), others as one binary array (``%(name)b::varchar[]``). Values may be None."""
+    binary array (``%(name)b::bigint[]``, one parameter: any length, for bulk statements), or, with
+    ``spread``, one parameter per element (``ARRAY[%(name_0)b::bigint, ...]::bigint[]``): the
+    planner then knows the length even in a generic plan, so a prepared statement is planned
+    once and not per call. Without ``spread``, values all equal (a bulk post's kinds, currencies,
+    memos) go as that one value and the length (``array_fill``): nothing is encoded per element."""
     if spread:
         names = [f"{name}_{i}" for i in range(len(values))]
         placeholders = ", ".join(f"%({n})b::{sql_type}" for n in names)
@@ -97,44 +95,22 @@ def array_sql(name, values, sql_type, *, spread):
     if len(values) > 1 and values[0] is not None and all(v == values[0] for v in values):
         return (f"array_fill(%({name})b::{sql_type}, ARRAY[%({name}_n)b::integer])",
                 {name: values[0], f"{name}_n": len(values)})
-    if sql_type in LITERAL_TYPES:
-        return f"%({name})s::{sql_type}[]", {name: literal_array(values)}
-    if sql_type == "bytea" and len({len(v) for v in values if v is not None}) == 1:
-        return packed_sql(name, values)
+    if sql_type in NUMBER_TYPES:
+        return f"%({name})s::{sql_type}[]", {name: number_array(values)}
     return f"%({name})b::{sql_type}[]", {name: list(values)}
 
 
-#: The SQL types ``literal_array`` writes.
-LITERAL_TYPES = ("bigint", "integer", "numeric", "boolean")
-
-
-def literal_array(values):
-    """``values`` (``int``, finite ``Decimal``, ``bool`` or None) as ONE PostgreSQL array literal
-    (``"{1,2.50,NULL}"``), for a text placeholder cast to a ``LITERAL_TYPES`` array
-    (``%s::numeric[]``). For bulk arrays: psycopg dumps each element of a list in Python, one by
-    one, while joining their ``str`` is much cheaper, and PostgreSQL parses the text as fast. A
-    value of another type makes PostgreSQL refuse the statement."""
-    return "{" + ",".join(["NULL" if v is None else str(v) for v in values]) + "}"
+#: The SQL types ``number_array`` writes.
+NUMBER_TYPES = ("bigint", "integer", "numeric")
 
 
 def number_array(values):
-    """``literal_array`` of numbers (``int`` or finite ``Decimal``, no None), joined faster."""
+    """``values`` (``int`` or finite ``Decimal``, no None) as ONE PostgreSQL array literal
+    (``"{1,2.50}"``), for a text placeholder cast to a ``NUMBER_TYPES`` array (``%s::numeric[]``).
+    For bulk arrays of numbers: psycopg dumps each element of a list in Python, one by one, while
+    joining their ``str`` is much cheaper, and PostgreSQL parses the text as fast. A value that is
+    not a number makes PostgreSQL refuse the statement."""
     return "{" + ",".join(map(str, values)) + "}"
-
-
-def packed_sql(name, values):
-    """A ``bytea[]`` parameter named ``name`` of ``values`` (``bytes`` all of one length, or None;
-    not all None): ``(sql, params dict)``, sent as ONE ``bytea`` of them all end to end (None as
-    zeros) and one boolean array literal of which are None, the array rebuilt by PostgreSQL
-    (``substring`` per element): psycopg dumps a list of ``bytes`` element by element in Python,
-    the slowest part of a bulk post's parameters (its chain hashes)."""
-    width = next(len(v) for v in values if v is not None)
-    zero = bytes(width)
-    return (f"ARRAY(SELECT CASE WHEN (%({name}_none)s::boolean[])[i] THEN NULL "
-            f"ELSE substring(%({name})b::bytea FROM {width} * (i - 1) + 1 FOR {width}) END "
-            f"FROM generate_series(1, %({name}_n)b::integer) AS i ORDER BY i)",
-            {name: b"".join(zero if v is None else v for v in values),
-             f"{name}_none": literal_array([v is None for v in values]), f"{name}_n": len(values)})
 
 
 def values_list_rows(queryset, *, planner=None):

@@ -51,33 +51,6 @@ def test_an_array_of_one_value_repeated_is_sent_as_that_value_and_its_length(val
 
 
 @pytest.mark.postgresql
-@pytest.mark.parametrize(("values", "sql_type"), [([Decimal("1.50"), None, Decimal("-2")], "numeric"),
-                                                  ([None, None], "numeric"), ([True, None, False], "boolean"),
-                                                  ([3, None, 2**62], "bigint")])
-def test_numbers_and_booleans_with_nulls_are_sent_as_one_literal(values, sql_type):
-    sql, params = array_sql("a", values, sql_type, spread=False)
-    assert [type(v) for v in params.values()] == [str]
-    assert execute_binary(f"SELECT {sql}", params) == [(values,)]
-
-
-@pytest.mark.postgresql
-@pytest.mark.parametrize("values", [[b"\x00" * 32, None, bytes(range(32)), b"\xff" * 32], [b"ab", b"ab", b"cd"],
-                                    [None, b"x"], [b"\x00"], [b"12", b"34", None, None]])
-def test_byte_strings_of_one_length_are_sent_as_one_bytea_and_come_back_as_they_were(values):
-    sql, params = array_sql("h", values, "bytea", spread=False)
-    assert [type(params["h"]), params["h_n"]] == [bytes, len(values)]  # one bytea, not one per element
-    assert execute_binary(f"SELECT {sql}", params) == [(values,)]
-
-
-@pytest.mark.postgresql
-def test_byte_strings_of_different_lengths_are_sent_whole():
-    values = [b"a", b"bc", None]
-    sql, params = array_sql("h", values, "bytea", spread=False)
-    assert list(params.values()) == [values]
-    assert execute_binary(f"SELECT {sql}", params) == [(values,)]
-
-
-@pytest.mark.postgresql
 @pytest.mark.parametrize("values", [["a", "b", "a"], [None, None], ["x"], []])
 def test_an_array_of_different_values_is_sent_whole(values):
     sql, params = array_sql("a", values, "varchar", spread=False)
