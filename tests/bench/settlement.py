@@ -12,10 +12,10 @@ floor: the same bet updates, bet details and ledger rows (transactions linked in
 hash chains, entries with the wallets' balance_after, wallet balances and chain heads) written by
 one hand-written SQL transaction,
 with the commit's deferred foreign-key checks, on an identical copy of the boundless round. Also
-prints the share of the two settlements' bet updates PostgreSQL made in place (HOT updates,
-``wagering`` migration 0003), and the rollups' share of the settle: ``wagering.rollups.round_settled``
-with its grouping of the bets (``Plan.counted``) timed again on the settled round in a
-rolled-back transaction, and the settle / floor ratio without
+prints the share of the two settlements' bet and wallet updates PostgreSQL made in place (HOT
+updates, ``wagering`` migration 0003, ``accounts`` migration 0014), and the rollups' share of the
+settle: ``wagering.rollups.round_settled`` with its grouping of the bets (``Plan.counted``) timed
+again on the settled round in a rolled-back transaction, and the settle / floor ratio without
 it (the settlement's writes to the rollups are the ones the floor does not make), and what a
 per-player-per-day rollup, not kept, would add (docs/reports.md). Exits 1 if the settle path is
 more than 1.6x the floor, or if the rollups worsen its ratio to the floor by more than 5%."""
@@ -151,19 +151,22 @@ def _peak_kib(pid):
     return 0
 
 
-def _bet_updates(since=(0, 0), expected=0):
-    """``(updates, HOT updates)`` of the bet table since ``since`` (an earlier result), as
-    PostgreSQL's statistics count them: a backend reports its counts some time after its commit
-    (at once when idle, within seconds when it reported less than a second ago), so they are read
-    again until they hold ``expected`` updates, for at most 20 seconds."""
+def _updates(since=(0, 0, 0, 0), expected=0):
+    """``(bet updates, HOT bet updates, wallet updates, HOT wallet updates)`` since ``since`` (an
+    earlier result), as PostgreSQL's statistics count them: a backend reports its counts some
+    time after its commit (at once when idle, within seconds when it reported less than a second
+    ago), so they are read again until they hold ``expected`` bet updates, for at most 20 seconds."""
     from django.db import connection
 
     deadline = time.monotonic() + 20
     while True:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_stat_clear_snapshot()")
-            cursor.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'wagering_bet'")
-            counts = tuple(now - before for now, before in zip(cursor.fetchone(), since))
+            cursor.execute("SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
+                           "WHERE relname IN ('wagering_bet', 'accounts_account')")
+            stats = {name: (updates, hot) for name, updates, hot in cursor.fetchall()}
+            now = (*stats.get("wagering_bet", (0, 0)), *stats.get("accounts_account", (0, 0)))
+            counts = tuple(n - before for n, before in zip(now, since))
         if counts[0] >= expected or time.monotonic() > deadline:
             return counts
         time.sleep(0.5)
@@ -344,13 +347,13 @@ def main():
     clock = Clock()
     try:
         base_kib = _peak_kib(worker.pid)
-        updates_before = _bet_updates()
+        updates_before = _updates()
         with clock.time("premium"):
             _settle_via_worker(premium, queue)
         with clock.time("boundless"):
             _settle_via_worker(boundless, queue)
         peak_kib = _peak_kib(worker.pid)
-        updated, in_place = _bet_updates(updates_before, n_boundless + n_premium)
+        updated, in_place, wallets_updated, wallets_in_place = _updates(updates_before, n_boundless + n_premium)
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(30)
@@ -373,6 +376,8 @@ def main():
          f"x (with them: +{100 * (ratio / without - 1):.1f}%, promise: <= 5%)"),
         ("both rounds: bet rows rewritten in place (HOT)", 100 * in_place / max(updated, 1),
          f"% of {updated:,} bet updates"),
+        ("both rounds: wallet rows rewritten in place (HOT)", 100 * wallets_in_place / max(wallets_updated, 1),
+         f"% of {wallets_updated:,} wallet updates"),
         ("worker peak memory (VmHWM)", peak_kib / 1024, "MiB"),
         ("worker memory at start", base_kib / 1024, "MiB"),
         ("not kept: a per-player-per-day rollup of the boundless round", s["player rollup"] * 1000,

@@ -1,0 +1,38 @@
+"""Let PostgreSQL rewrite a wallet in place when a post changes its balance and chain head (a HOT
+update: no index entry written).
+
+A post locks its wallets and updates each once per statement: a stake or a round's payouts update
+every wallet they touch in ONE statement, so every row of a page may get a new version at once.
+A HOT update needs room for the new version in the same page (no index covers ``balance``,
+``negative_flagged`` or ``chain_head``): with the table's default fillfactor (100) a page is full
+from its first insertion, and most wallet updates wrote a new entry into each of the table's
+indexes instead (the pk, currency, operator, player and one-wallet-per-player indexes, about eight
+WAL records per wallet where a HOT update writes one). A page must hold two versions of each of its
+rows, and a wallet's row grows from about 80 bytes when created to about 120 once it has a chain
+head: ``fillfactor`` 35 fills a page at creation to what its rows take then, so that the new
+versions of all of them fit (50 still left the last rows of each page without room); the old
+versions are pruned on the page's next visit. The table is about three times as large for it.
+
+The fillfactor applies to pages written from now on (``VACUUM FULL accounts_account`` rewrites old ones).
+"""
+
+from django.db import migrations
+
+FILLFACTOR = 35
+
+
+def set_fillfactor(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(f"ALTER TABLE accounts_account SET (fillfactor = {FILLFACTOR})")
+
+
+def reset_fillfactor(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("ALTER TABLE accounts_account RESET (fillfactor)")
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [("accounts", "0013_ledger_references_per_statement")]
+
+    operations = [migrations.RunPython(set_fillfactor, reset_fillfactor)]
