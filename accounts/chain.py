@@ -51,10 +51,40 @@ def microseconds(moment):
 def content(*, key, kind, currency_id, memo, created_at, legs):
     """The bytes a transaction's link hashes: its fields and ``legs`` (``[(account id, amount,
     balance_after or None)]``, the entries in id order: the source's, then the destination's)."""
-    parts = [key, kind, currency_id, memo, microseconds(created_at)]
-    for account_id, amount, balance_after in legs:
-        parts += [account_id, money(amount), money(balance_after)]
-    return "".join(field(p) for p in parts).encode()
+    return Contents(created_at)(key, kind, currency_id, memo, legs)
+
+
+class Contents:
+    """``content`` of transactions created at ``created_at`` (a bulk post's), the texts of the
+    fields they repeat (kind, currency and memo; accounts; amounts) written once: called as
+    ``content`` is, without ``created_at``, returns the same bytes."""
+
+    def __init__(self, created_at):
+        self.micros = field(microseconds(created_at))
+        self.heads, self.accounts, self.amounts = {}, {}, {}
+
+    def __call__(self, key, kind, currency_id, memo, legs):
+        head = self.heads.get((kind, currency_id, memo))
+        if head is None:
+            head = self.heads[kind, currency_id, memo] = field(kind) + field(currency_id) + field(memo) + self.micros
+        parts = [field(key), head]
+        for account_id, amount, balance_after in legs:
+            parts += (self.accounts.get(account_id) or self._account(account_id),
+                      self.amounts.get(amount) or self._amount(amount),
+                      "0:" if balance_after is None else field(money(balance_after)))  # balances rarely repeat
+        return "".join(parts).encode()
+
+    def _account(self, account_id):
+        text = self.accounts[account_id] = field(account_id)
+        return text
+
+    def _amount(self, amount):
+        """``field(money(amount))``, kept for the next ``amount`` equal to it, except a zero, whose
+        sign ``money`` keeps."""
+        text = field(money(amount))
+        if amount:
+            self.amounts[amount] = text
+        return text
 
 
 def link(prev_hash, data):

@@ -9,8 +9,8 @@ the wallet for operators, and never reach ``MONEY_LIMIT`` either way. Money is `
 currency's major units (``"12.35"`` EUR).
 """
 
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -24,10 +24,10 @@ from .sql import BY_KEY, array_sql, execute_binary, instances, number_array
 Kind = LedgerTransaction.Kind
 
 
-@dataclass(frozen=True)
-class Posting:
+class Posting(NamedTuple):
     """One movement of money: ``amount`` (> 0, ``Decimal``/str/int, never float) leaves ``source`` and
-    arrives in ``destination`` (``Account`` rows of the same currency), under the unique ``key``."""
+    arrives in ``destination`` (``Account`` rows of the same currency), under the unique ``key``.
+    A named tuple (built faster than a frozen dataclass): a bulk post builds one per payout."""
 
     key: str
     kind: str
@@ -37,7 +37,10 @@ class Posting:
     memo: str = ""
 
 
-def _validated(posting):
+def _validated(posting, parsed):
+    """``posting`` checked, its amount parsed (``parse_amount``) in its currency's minor units;
+    ``parsed``: ``{(amount, minor units): parsed}`` of the finite ``Decimal`` amounts parsed so far
+    in this post (a bulk post's amounts repeat; the result depends on nothing else)."""
     src, dst = posting.source, posting.destination
     if src.currency_id != dst.currency_id:
         raise CurrencyMismatch(f"{posting.key}: {src.currency_id} account cannot pay a {dst.currency_id} account")
@@ -45,8 +48,14 @@ def _validated(posting):
         raise CurrencyMismatch(f"{posting.key}: an account of one operator cannot pay another operator's")
     if src.pk == dst.pk:
         raise IdempotencyConflict(f"{posting.key}: source and destination are the same account")
-    amount = parse_amount(posting.amount, src.currency.minor_units)
-    if type(posting.amount) is Decimal and amount == posting.amount and len(posting.memo) <= 255:
+    value, minor_units = posting.amount, src.currency.minor_units
+    known = type(value) is Decimal and value.is_finite()
+    amount = parsed.get((value, minor_units)) if known else None
+    if amount is None:
+        amount = parse_amount(value, minor_units)
+        if known:
+            parsed[value, minor_units] = amount
+    if type(value) is Decimal and amount == value and len(posting.memo) <= 255:
         return posting  # valid as it is: a bulk post's many postings are not copied
     return Posting(posting.key, posting.kind, src, dst, amount, posting.memo[:255])
 
@@ -87,7 +96,8 @@ def post(postings, *, allow_negative=False, transactions=True):
     a bigger batch takes three (``_post_bulk``). Elsewhere (SQLite, the zero-setup default) it
     takes a few (``_post_portable``).
     """
-    postings = [_validated(p) for p in postings]
+    parsed = {}
+    postings = [_validated(p, parsed) for p in postings]
     if len({p.key for p in postings}) != len(postings):
         raise IdempotencyConflict("the same key appears twice in one call")
     if not postings:
@@ -119,8 +129,9 @@ def _post(postings, allow_negative, write, transactions):
             raise IdempotencyConflict(f"key {p.key!r} was already used for a different movement")
     for p in postings:  # keep the caller's instances in step with the database
         for account in (p.source, p.destination):
-            if account.pk in wallets:
-                account.balance, account.negative_flagged = wallets[account.pk]
+            state = wallets.get(account.id)  # id: the pk, read plainly
+            if state is not None:
+                account.balance, account.negative_flagged = state
     if not transactions:
         return None
     fresh = [p for p in postings if p.key in written]
@@ -310,29 +321,28 @@ def _computed(postings, chains, locked, taken, allow_negative, now):
     wallets = {pk: [balance, flagged] for pk, kind, balance, flagged, _, _ in locked if kind == Account.Kind.WALLET}
     heads = {pk: chain.as_bytes(head) for pk, _, _, _, _, head in locked}
     new, entries, links, owners = [], [], [], set()
+    contents = chain.Contents(now)
     for p, owner in zip(postings, chains):
         if p.key in taken:
             continue
         new.append(p)
         legs = []
-        for account, amount in ((p.source.pk, -p.amount), (p.destination.pk, p.amount)):
+        for account, amount in ((p.source.id, -p.amount), (p.destination.id, p.amount)):  # id: the pk, read plainly
             wallet = wallets.get(account)
             balance_after = None
             if wallet is not None:
-                wallet[0] += amount
-                if wallet[0] < 0 and account not in journals:
+                balance_after = wallet[0] = wallet[0] + amount
+                if balance_after < 0 and account not in journals:
                     if amount < 0 and not allow_negative:
                         raise _insufficient_funds(postings, p.key)
                     wallet[1] = True
-                if abs(wallet[0]) >= MONEY_LIMIT:
+                if not -MONEY_LIMIT < balance_after < MONEY_LIMIT:
                     raise _balance_limit(postings, p.key)
-                balance_after = wallet[0]
             entries.append((p.key, account, amount, balance_after))
             legs.append((account, amount, balance_after))
         prev = heads.get(owner)
-        heads[owner] = chain.link(prev, chain.content(key=p.key, kind=p.kind, currency_id=p.source.currency_id,
-                                                      memo=p.memo, created_at=now, legs=legs))
-        links.append((prev, heads[owner]))
+        heads[owner] = head = chain.link(prev, contents(p.key, p.kind, p.source.currency_id, p.memo, legs))
+        links.append((prev, head))
         owners.add(owner)
     return new, entries, links, wallets, heads, owners
 
@@ -343,7 +353,7 @@ def _computed(postings, chains, locked, taken, allow_negative, now):
 _BULK_SQL = f"""
 WITH posting AS MATERIALIZED (
     SELECT * FROM unnest({{keys}}, {{kinds}}, {{currencies}}, {{memos}}, {{prev}}, {{hash}}, {{sources}},
-                         {{destinations}}, {{amounts}}, %(source_after)b::numeric[], %(destination_after)b::numeric[])
+                         {{destinations}}, {{amounts}}, %(source_after)s::numeric[], %(destination_after)s::numeric[])
     WITH ORDINALITY AS p(key, kind, currency_id, memo, prev_hash, chain_hash, source, destination, amount,
                          source_after, destination_after, n)),
 txn AS (
@@ -362,7 +372,7 @@ updated AS (
     UPDATE {Account._meta.db_table} AS a
     SET balance = coalesce(u.balance, a.balance), negative_flagged = coalesce(u.flagged, a.negative_flagged),
         chain_head = coalesce(u.head, a.chain_head)
-    FROM unnest({{accounts}}, %(balances)b::numeric[], %(flags)b::boolean[], %(heads)b::bytea[])
+    FROM unnest({{accounts}}, %(balances)s::numeric[], %(flags)b::boolean[], %(heads)b::bytea[])
         AS u(id, balance, flagged, head)
     WHERE a.id = u.id AND a.id = ANY({{accounts}}))  -- the array: an index scan, whatever the estimates
 SELECT key, id FROM txn
@@ -392,9 +402,9 @@ def _post_bulk(postings, allow_negative, now):
         return {}, wallets
     accounts = sorted(wallets.keys() | owners)
     fields, params = {}, {
-        "now": now, "source_after": [b for _, _, _, b in entries[::2]],
-        "destination_after": [b for _, _, _, b in entries[1::2]],
-        "balances": [wallets[pk][0] if pk in wallets else None for pk in accounts],
+        "now": now, "source_after": number_array(b for _, _, _, b in entries[::2]),
+        "destination_after": number_array(b for _, _, _, b in entries[1::2]),
+        "balances": number_array(wallets[pk][0] if pk in wallets else None for pk in accounts),
         "flags": [wallets[pk][1] if pk in wallets else None for pk in accounts],
         "heads": [heads[pk] if pk in owners else None for pk in accounts]}
     for name, values, sql_type in (*_posting_arrays(new), ("prev", [prev for prev, _ in links], "bytea"),

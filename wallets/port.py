@@ -24,6 +24,7 @@ Money is ``Decimal`` in the currency's major units with its minor-unit decimals,
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from accounts.models import LedgerTransaction, Operator
 from accounts.services import Posting, post
@@ -33,15 +34,15 @@ from . import seamless
 Kind = LedgerTransaction.Kind
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(NamedTuple):
     """One bet's (or one adjustment's) money moving between a player's ``wallet`` and a ``house``
     account: ``amount`` (> 0) to the player (``to_player``) or from them, posted under the ledger
     ``key`` (``payout:<bet>``, ``refund:<bet>``, ``reverse:<bet>``...) of kind ``ledger_kind``.
     For a seamless player the moves of one ``group`` (``payout:<round>:<player>``...) are one
     movement of the operator's wallet, of protocol ``kind`` (``payout``, ``refund``, ``resettle``,
     ``adjustment``; a group that takes money back is a ``correction``), for ``round_ref`` at
-    ``table_ref``; ``bet``: the bet it belongs to, if any; ``memo``: the posting's memo."""
+    ``table_ref``; ``bet``: the bet it belongs to, if any; ``memo``: the posting's memo. A named
+    tuple, as ``accounts.services.Posting``: a settlement builds one per payout."""
 
     key: str
     group: str

@@ -77,6 +77,18 @@ def test_the_content_is_every_field_length_prefixed():
     assert data == b"3:k:15:stake3:EUR0:1:01:77:-1.50007:98.50001:36:1.50000:"
 
 
+def test_a_bulk_posts_contents_are_each_transactions_content():
+    """``Contents`` (a bulk post's) keeps the texts its transactions repeat: each is still exactly
+    its ``content``, a zero balance keeping its sign."""
+    contents = chain.Contents(chain.EPOCH)
+    for key, kind, legs in [("k:1", "payout", [(7, Decimal("-1.5"), None), (3, Decimal("1.5"), Decimal("0"))]),
+                            ("k:2", "payout", [(7, Decimal("-1.50"), None), (3, Decimal("1.5"), Decimal("-0"))]),
+                            ("k:3", "stake", [(3, Decimal("-2"), Decimal("-0.00")), (7, Decimal("2"), None)])]:
+        assert contents(key, kind, "EUR", "", legs) == chain.content(key=key, kind=kind, currency_id="EUR", memo="",
+                                                                     created_at=chain.EPOCH, legs=legs)
+    assert contents("k:4", "stake", "EUR", "", [(3, Decimal("-2"), Decimal("-0"))]).endswith(b"7:-0.0000")
+
+
 @pytest.mark.parametrize("table, sql, why", [
     ("accounts_ledgerentry", "UPDATE accounts_ledgerentry SET amount = -0.01 WHERE id = "
      "(SELECT min(e.id) FROM accounts_ledgerentry e JOIN accounts_ledgertransaction t ON t.id = e.transaction_id "
