@@ -4,6 +4,7 @@ took. Taking a record, resettling and an operator's resettle preview all check t
 
 import json
 from decimal import Decimal
+from types import MappingProxyType
 
 from accounts.money import amount_string
 from accounts.sql import JOINED_BY_KEY, values_list_rows
@@ -12,26 +13,36 @@ from tables.exceptions import InvalidRecord
 
 from .models import Bet, BetExtra
 
+#: The extras and follows of a bet that has none (shared, read-only).
+NO_EXTRAS, NO_FOLLOWS = MappingProxyType({}), frozenset()
+
 
 def _platform_bets(round_):
     """The bets the platform holds for ``round_`` (refunded ones left out), as check_record
     compares them: ``{record_id: ((player code, type, seat, stake), {engine kind: extra total},
-    pk, player id, {follow kinds taken})}`` (follow_double counts as double, follow_split as split).
+    pk, player id, {follow kinds taken})}`` (follow_double counts as double, follow_split as split;
+    a bet without extras holds the read-only ``NO_EXTRAS`` and ``NO_FOLLOWS``).
     Two queries of plain rows, their players and extras reached through their keys
     (``accounts.sql.JOINED_BY_KEY``), never by scanning those tables: a boundless round holds
     thousands of bets, and this runs while the game server waits for its answer."""
     bets = round_.bets.exclude(state=Bet.State.REFUNDED)
-    held = {record_id: (fields, {}, pk, player, set()) for record_id, pk, player, *fields in values_list_rows(
-        bets.values_list("record_id", "pk", "player_id", "player__game_code", "type", "seat", "stake"),
-        planner=JOINED_BY_KEY)}
+    extras, follows = {}, {}
     for record_id, kind, amount in values_list_rows(BetExtra.objects.filter(bet__in=bets.values("pk")).values_list(
             "bet__record_id", "kind", "amount"), planner=JOINED_BY_KEY):
-        totals = held[record_id][1]
         if kind.startswith("follow_"):
-            held[record_id][4].add(kind)
+            follows.setdefault(record_id, set()).add(kind)
         kind = kind.removeprefix("follow_")
+        totals = extras.setdefault(record_id, {})
         totals[kind] = totals.get(kind, Decimal(0)) + amount
-    return held
+    return {record_id: ((code, type_, seat, stake), extras.get(record_id, NO_EXTRAS), pk, player,
+                        follows.get(record_id, NO_FOLLOWS))
+            for record_id, pk, player, code, type_, seat, stake in values_list_rows(
+                bets.values_list("record_id", "pk", "player_id", "player__game_code", "type", "seat", "stake"),
+                planner=JOINED_BY_KEY)}
+
+
+#: A bet's fields check_record compares, in the order of ``_platform_bets``' first item.
+BET_FIELDS = ("player", "type", "seat", "stake")
 
 
 def _as_json(value, minor_units):
@@ -65,17 +76,16 @@ def check_record(round_, record):
         raise InvalidRecord(f"bets: the record's bets differ from the platform's (unknown {unknown}, "
                             f"missing {missing})", field="bets")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
-        player, type_, seat, stake = bets[record_id][0]
-        for field, ours, theirs in (("player", player, engine_bet.player), ("type", type_, engine_bet.type),
-                                    ("seat", seat, engine_bet.seat), ("stake", stake, engine_bet.stake)):
-            if ours != theirs:
-                raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(ours, minor_units)}, "
-                                    f"the record says {_as_json(theirs, minor_units)}", field=f"bets[{index}].{field}")
+        ours = bets[record_id][0]
+        theirs = (engine_bet.player, engine_bet.type, engine_bet.seat, engine_bet.stake)
+        if ours != theirs:  # the first field that differs
+            field, held, said = next(f for f in zip(BET_FIELDS, ours, theirs) if f[1] != f[2])
+            raise InvalidRecord(f"bets[{index}].{field}: the platform holds {_as_json(held, minor_units)}, "
+                                f"the record says {_as_json(said, minor_units)}", field=f"bets[{index}].{field}")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
-        ours = bets[record_id][1]
-        if ours != dict(engine_bet.extras):
-            theirs, held = ({k: amount_string(v, minor_units) for k, v in extras.items()}
-                            for extras in (engine_bet.extras, ours))
+        ours, theirs = bets[record_id][1], engine_bet.extras
+        if ours != theirs:
+            theirs, held = ({k: amount_string(v, minor_units) for k, v in extras.items()} for extras in (theirs, ours))
             raise InvalidRecord(f"bets[{index}]: the actions imply extra stakes {theirs}, the platform holds {held}",
                                 field=f"bets[{index}]")
     for index, (record_id, engine_bet) in enumerate(result.bets.items()):
