@@ -18,21 +18,14 @@ The fillfactor applies to pages written from now on (``VACUUM FULL accounts_acco
 
 from django.db import migrations
 
+from adminkit.schema import postgresql_only
+
 FILLFACTOR = 35
-
-
-def set_fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f"ALTER TABLE accounts_account SET (fillfactor = {FILLFACTOR})")
-
-
-def reset_fillfactor(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE accounts_account RESET (fillfactor)")
 
 
 class Migration(migrations.Migration):
 
     dependencies = [("accounts", "0013_ledger_references_per_statement")]
 
-    operations = [migrations.RunPython(set_fillfactor, reset_fillfactor)]
+    operations = [postgresql_only(f"ALTER TABLE accounts_account SET (fillfactor = {FILLFACTOR})",
+                                  "ALTER TABLE accounts_account RESET (fillfactor)")]
