@@ -56,8 +56,9 @@ def content(*, key, kind, currency_id, memo, created_at, legs):
 
 class Contents:
     """``content`` of transactions created at ``created_at`` (a bulk post's), the texts of the
-    fields they repeat (kind, currency and memo; accounts; amounts) written once: called as
-    ``content`` is, without ``created_at``, returns the same bytes."""
+    fields they repeat (kind, currency and memo; accounts; amounts) written once: called with
+    ``content``'s arguments but ``created_at`` (``key, kind, currency_id, memo, legs``), returns
+    the same bytes."""
 
     def __init__(self, created_at):
         self.micros = field(microseconds(created_at))
