@@ -189,8 +189,9 @@ def _floor(round_, wallets, house):
     the engine and ``settlement.details`` beforehand, not timed): the round's distinct details,
     bets pointing at them, payout transactions linked into their wallets' hash chains
     (``accounts.chain``: ``prev_hash`` and ``chain_hash`` computed here from the heads read under
-    the lock), entries with the wallets' ``balance_after`` (read under the lock), wallet balances
-    and chain heads (the ledger's INSERTs checking their references as every INSERT does,
+    the lock, their contents through ``Contents`` as a bulk post's), entries with the wallets'
+    ``balance_after`` (read under the lock), wallet balances and chain heads (the ledger's INSERTs
+    checking their references as every INSERT does,
     ``accounts`` migration 0013), then the deferred foreign-key checks a commit runs (``SET
     CONSTRAINTS ALL IMMEDIATE``) before the rollback. Returns seconds."""
     from django.db import transaction
@@ -220,13 +221,12 @@ def _floor(round_, wallets, house):
                                 "ORDER BY id FOR UPDATE", [sorted(set(dest))], planner=BY_KEY)
         balances = {pk: balance for pk, balance, _ in locked}
         heads = {pk: chain.as_bytes(head) for pk, _, head in locked}
-        after, links = [], []
+        after, links, contents = [], [], chain.Contents(now)
         for key, w, x in zip(keys, dest, amounts):
             balances[w] += x
             after.append(balances[w])
             prev = heads[w]
-            heads[w] = chain.link(prev, chain.content(key=key, kind="payout", currency_id="EUR", memo="",
-                                                      created_at=now, legs=[(house.pk, -x, None), (w, x, balances[w])]))
+            heads[w] = chain.link(prev, contents(key, "payout", "EUR", "", [(house.pk, -x, None), (w, x, balances[w])]))
             links.append((prev, heads[w]))
         detail_ids = [row[0] for row in execute_binary(
             """INSERT INTO settlement_settlementdetail (round_id, correction, detail, settled_at)
@@ -245,9 +245,9 @@ def _floor(round_, wallets, house):
                WITH ORDINALITY AS u(k, p, h, n) ORDER BY n RETURNING id""",
             [now, keys, [p for p, _ in links], [h for _, h in links]])]
         execute_binary("""INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
-                          SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %b::numeric[])""",
+                          SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::numeric[], %s::numeric[])""",
                        [number_array(txn_ids * 2), number_array([house.pk] * len(paid) + dest),
-                        number_array([-a for a in amounts] + amounts), [None] * len(paid) + after])
+                        number_array([-a for a in amounts] + amounts), number_array([None] * len(paid) + after)])
         execute_binary("UPDATE accounts_account AS a SET balance = u.b, chain_head = u.h "
                        "FROM unnest(%s::bigint[], %s::numeric[], %b::bytea[]) "
                        "AS u(id, b, h) WHERE a.id = u.id AND a.id = ANY(%s::bigint[])",
