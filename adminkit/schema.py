@@ -1,5 +1,5 @@
-"""Migration operations the apps share: beat jobs created when missing, rows made immutable, and
-SQL run on PostgreSQL only.
+"""Migration operations the apps share: beat jobs created when missing, rows made immutable, SQL
+run on PostgreSQL only, and the prefix-match indexes Django adds there dropped.
 
 Both are ``RunPython`` operations for hand-written migrations (a migration that uses
 ``beat_jobs`` depends on django-celery-beat's migrations; one that uses ``immutable_rows``, on
@@ -61,3 +61,24 @@ def postgresql_only(sql, reverse):
             schema_editor.execute(reverse, params=None)
 
     return migrations.RunPython(forwards, backwards)
+
+
+def pattern_indexes_dropped(table, columns):
+    """On PostgreSQL, drop every ``varchar_pattern_ops`` index of ``table`` (the ``<column>_like``
+    index Django adds beside a unique or indexed ``CharField``'s, for ``LIKE 'prefix%'`` outside
+    the "C" collation) where no query matches a prefix: each row written no longer updates them.
+    Nothing on other databases. Reversed by creating ``<table>_<column>_like`` for each of
+    ``columns`` (the names of the indexes dropped, which Django derives from a hash)."""
+    drop = f"""DO $$
+        DECLARE name text;
+        BEGIN
+            FOR name IN SELECT indexname FROM pg_indexes
+                        WHERE tablename = '{table}' AND schemaname = current_schema()
+                          AND indexdef LIKE '%varchar_pattern_ops%'
+            LOOP
+                EXECUTE format('DROP INDEX %I', name);
+            END LOOP;
+        END $$"""
+    create = "; ".join(f"CREATE INDEX {table}_{column}_like ON {table} ({column} varchar_pattern_ops)"
+                       for column in columns)
+    return postgresql_only(drop, create)

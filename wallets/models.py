@@ -67,7 +67,8 @@ class WalletMovement(models.Model):
     ledger_key = models.CharField(max_length=128, null=True, blank=True, unique=True)
     call = models.CharField(max_length=8, choices=Call.choices)
     kind = models.CharField(max_length=16)
-    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="movements")
+    # no index of its own: movement_outbox (Meta.indexes) leads with it
+    operator = models.ForeignKey(Operator, on_delete=models.PROTECT, related_name="movements", db_index=False)
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="movements")
     currency = models.ForeignKey(Currency, on_delete=models.PROTECT, related_name="+")
     amount = models.DecimalField(**MONEY)

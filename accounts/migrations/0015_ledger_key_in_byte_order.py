@@ -13,30 +13,17 @@ one transaction each, so each such row now updates four indexes, not six. Keys o
 
 from django.db import migrations
 
-from adminkit.schema import postgresql_only
+from adminkit.schema import pattern_indexes_dropped, postgresql_only
 
 TABLE = "accounts_ledgertransaction"
-
-#: Drops every ``varchar_pattern_ops`` index of the table (Django's ``_like`` ones, named by a hash).
-DROP_PATTERN_INDEXES = f"""
-DO $$
-DECLARE name text;
-BEGIN
-    FOR name IN SELECT indexname FROM pg_indexes
-                WHERE tablename = '{TABLE}' AND schemaname = current_schema()
-                  AND indexdef LIKE '%varchar_pattern_ops%'
-    LOOP
-        EXECUTE format('DROP INDEX %I', name);
-    END LOOP;
-END $$"""
 
 
 class Migration(migrations.Migration):
 
     dependencies = [("accounts", "0014_wallet_hot_updates")]
 
-    operations = [postgresql_only(
-        f'ALTER TABLE {TABLE} ALTER COLUMN key TYPE varchar(128) COLLATE "C"; {DROP_PATTERN_INDEXES}',
-        f'ALTER TABLE {TABLE} ALTER COLUMN key TYPE varchar(128) COLLATE "default"; '
-        f"CREATE INDEX {TABLE}_key_like ON {TABLE} (key varchar_pattern_ops); "
-        f"CREATE INDEX {TABLE}_currency_id_like ON {TABLE} (currency_id varchar_pattern_ops)")]
+    operations = [
+        postgresql_only(f'ALTER TABLE {TABLE} ALTER COLUMN key TYPE varchar(128) COLLATE "C"',
+                        f'ALTER TABLE {TABLE} ALTER COLUMN key TYPE varchar(128) COLLATE "default"'),
+        pattern_indexes_dropped(TABLE, ["key", "currency_id"]),
+    ]
