@@ -64,17 +64,18 @@ def postgresql_only(sql, reverse):
 
 
 def pattern_indexes_dropped(table, columns):
-    """On PostgreSQL, drop every ``varchar_pattern_ops`` index of ``table`` (the ``<column>_like``
-    index Django adds beside a unique or indexed ``CharField``'s, for ``LIKE 'prefix%'`` outside
-    the "C" collation) where no query matches a prefix: each row written no longer updates them.
-    Nothing on other databases. Reversed by creating ``<table>_<column>_like`` for each of
-    ``columns`` (the names of the indexes dropped, which Django derives from a hash)."""
+    """On PostgreSQL, drop the ``varchar_pattern_ops`` index of each of ``columns`` of ``table``
+    (the ``<column>_like`` index Django adds beside a unique or indexed ``CharField``'s, for
+    ``LIKE 'prefix%'`` outside the "C" collation; found by its definition, since Django names it
+    by a hash) where no query matches a prefix: each row written no longer updates it. Nothing on
+    other databases. Reversed by creating ``<table>_<column>_like`` for each of ``columns``."""
+    patterns = ", ".join(f"'%({column} varchar_pattern_ops)%'" for column in columns)
     drop = f"""DO $$
         DECLARE name text;
         BEGIN
             FOR name IN SELECT indexname FROM pg_indexes
                         WHERE tablename = '{table}' AND schemaname = current_schema()
-                          AND indexdef LIKE '%varchar_pattern_ops%'
+                          AND indexdef LIKE ANY (ARRAY[{patterns}])
             LOOP
                 EXECUTE format('DROP INDEX %I', name);
             END LOOP;
