@@ -5,8 +5,9 @@ boundless rounds of BOUNDLESS_PLAYERS players each, through the services (``deli
 while 2 Celery workers settle; then prints rounds/s (dealing), bets settled/s (first record to
 last settlement) and the latency from a round's record to its settlement (``resulted_at`` →
 ``settled_at``: median, 95th percentile) with its three parts (validating the record, waiting for
-a worker, settling). Expectation: a boundless round of 5,000 players is settled
-within 2 s of its record at the 95th percentile.
+a worker, settling): their means, and those of the round at the 95th percentile with its number of
+payouts. Expectation: a boundless round of 5,000 players is settled within 2 s of its record at
+the 95th percentile.
 
 Sizes: environment ``BENCH_SEATED_ROUNDS`` (10000), ``BENCH_BOUNDLESS_ROUNDS`` (200),
 ``BENCH_BOUNDLESS_PLAYERS`` (5000), ``BENCH_WORKERS`` (2), or the same as arguments:
@@ -33,10 +34,11 @@ def _args():
 
 
 def _phases(rounds):
-    """Mean seconds of the three parts of record -> settled over ``rounds`` (a Round queryset):
-    validating and storing the record (``record_result``: round stamped RESULTED -> its RESULTED
-    event), waiting for a worker (-> the first bet stamped settled: the settle task began writing),
-    settling (-> the round stamped SETTLED). Rounds without a settled bet are left out."""
+    """``{round pk: (validating, waiting, settling)}``: the seconds of the three parts of record ->
+    settled of each of ``rounds`` (a Round queryset): validating and storing the record
+    (``record_result``: round stamped RESULTED -> its RESULTED event), waiting for a worker (-> the
+    first bet stamped settled: the settle task began writing), settling (-> the round stamped
+    SETTLED). Rounds without a settled bet are left out."""
     from django.db.models import Min, OuterRef, Subquery
 
     from tables.models import RoundEvent
@@ -44,34 +46,45 @@ def _phases(rounds):
     resulted_event = (RoundEvent.objects.filter(round=OuterRef("pk"), kind=RoundEvent.Kind.RESULTED)
                       .order_by("-created_at").values("created_at")[:1])
     rows = rounds.annotate(validated=Subquery(resulted_event), settle_began=Min("bets__settled_at")).values_list(
-        "resulted_at", "validated", "settle_began", "settled_at")
-    parts = [[(b - a).total_seconds() for a, b in zip(row, row[1:])] for row in rows if None not in row]
-    return [sum(column) / len(parts) for column in zip(*parts)] if parts else [float("nan")] * 3
+        "pk", "resulted_at", "validated", "settle_began", "settled_at")
+    return {pk: tuple((b - a).total_seconds() for a, b in zip(times, times[1:]))
+            for pk, *times in rows if None not in times}
 
 
 def _measure(label, result):
-    """Rows for one simulation: dealing rate, settling rate, record-to-settlement latency and its parts."""
-    from django.db.models import Max, Min
+    """Rows for one simulation: dealing rate, settling rate, record-to-settlement latency, its parts
+    (mean), and the parts and payouts of the round at the 95th percentile."""
+    from django.db.models import Count, Max, Min, Q
 
     from tables.models import Round
     from wagering.models import Bet
 
     rounds = Round.objects.filter(pk__in=result.stats.rounds, state=Round.State.SETTLED)
-    latencies = sorted((s - r).total_seconds() for r, s in rounds.values_list("resulted_at", "settled_at"))
+    latencies = sorted(((s - r).total_seconds(), pk)
+                       for pk, r, s in rounds.values_list("pk", "resulted_at", "settled_at"))
     span = rounds.aggregate(first=Min("resulted_at"), last=Max("settled_at"))
     settled = Bet.objects.filter(round__in=result.stats.rounds, state=Bet.State.SETTLED).count()
-    seconds = (span["last"] - span["first"]).total_seconds() if latencies else float("nan")
-    p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if latencies else float("nan")
-    validating, waiting, settling = _phases(rounds)
+    nan = float("nan")
+    seconds = (span["last"] - span["first"]).total_seconds() if latencies else nan
+    p95, at_p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if latencies else (nan, None)
+    phases = _phases(rounds)
+    means = [sum(column) / len(phases) for column in zip(*phases.values())] if phases else [nan] * 3
+    parts = phases.get(at_p95, (nan,) * 3)
+    paid = rounds.filter(pk=at_p95).aggregate(n=Count("bets", filter=Q(bets__returned__gt=0)))["n"] or 0
     return [(f"{label}: rounds dealt", len(result.stats.rounds), "rounds"),
             (f"{label}: dealing", len(result.stats.rounds) / result.seconds, "rounds/s"),
             (f"{label}: bets settled", settled, "bets"),
             (f"{label}: settling (first record to last settlement)", settled / seconds, "bets settled/s"),
-            (f"{label}: record -> settled, median", statistics.median(latencies) if latencies else float("nan"), "s"),
+            (f"{label}: record -> settled, median", statistics.median(t for t, _ in latencies) if latencies else nan,
+             "s"),
             (f"{label}: record -> settled, 95th percentile", p95, "s"),
-            (f"{label}:   of which validating and storing the record (mean)", validating, "s"),
-            (f"{label}:   waiting for a worker (mean)", waiting, "s"),
-            (f"{label}:   settling (mean)", settling, "s")], p95
+            (f"{label}:   of which validating and storing the record (mean)", means[0], "s"),
+            (f"{label}:   waiting for a worker (mean)", means[1], "s"),
+            (f"{label}:   settling (mean)", means[2], "s"),
+            (f"{label}: the round at the 95th percentile: bets paid", paid, "bets"),
+            (f"{label}:   validating and storing its record", parts[0], "s"),
+            (f"{label}:   waiting for a worker", parts[1], "s"),
+            (f"{label}:   settling it", parts[2], "s")], p95
 
 
 def main():
