@@ -30,8 +30,9 @@ from accounts.models import Account
 from accounts.scoping import is_provider, visible
 from accounts.selectors import wallet_balance
 from adminkit.money import format_money
-from tables.exceptions import ServiceError
+from tables.exceptions import InvalidInput, ServiceError
 from tables.models import Round
+from tables.validation import strict_json
 from wallets.balances import ask_balance
 from wallets.exceptions import NotRetryable
 from wallets.models import WalletMovement
@@ -73,11 +74,11 @@ class ResettleForm(ReasonForm):
 
     def clean_record(self):
         try:
-            record = json.loads(self.cleaned_data["record"])
-        except json.JSONDecodeError as e:
+            record = strict_json(self.cleaned_data["record"])
+        except InvalidInput as e:
+            raise forms.ValidationError(f"not a round record: {e}") from None
+        except ValueError as e:
             raise forms.ValidationError(f"not JSON: {e}") from None
-        except RecursionError:
-            raise forms.ValidationError("not a round record: nested too deeply") from None
         if not isinstance(record, dict):
             raise forms.ValidationError("a round record is a JSON object")
         return record
@@ -198,7 +199,7 @@ class AdjustForm(ReasonForm):
     amount = forms.CharField(max_length=40, strip=True, help_text=AMOUNT_HELP)
     dispute = forms.TypedChoiceField(coerce=int, required=False, empty_value=None,
                                      help_text="The dispute this settles (required for a Dispute officer).")
-    key = forms.CharField(widget=forms.HiddenInput)
+    key = forms.CharField(widget=forms.HiddenInput, max_length=disputes.KEY_LENGTH)
 
     def __init__(self, *args, disputes=(), **kwargs):
         super().__init__(*args, **kwargs)

@@ -14,6 +14,7 @@ from accounts.locks import lock_player
 from accounts.models import LedgerTransaction
 from accounts.money import parse_amount
 from accounts.services import house_account, wallet_for
+from tables.exceptions import InvalidInput
 from wagering.models import Bet
 
 from . import audit, exception_report
@@ -164,6 +165,10 @@ def _resolve_locked(dispute, upheld, resolution, adjustment, actor, actor_user):
     return dispute, True
 
 
+#: The longest key of a manual adjustment (its ledger key ``adjust:manual:<key>`` fits the ledger's).
+KEY_LENGTH = 64
+
+
 @transaction.atomic(durable=True)
 def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_user=None, dispute=None):
     """Credit (``amount`` > 0) or debit (< 0) ``player``'s wallet in ``currency`` (a ``Currency`` or
@@ -171,8 +176,11 @@ def manual_adjustment(*, player, currency, amount, reason, actor, key, actor_use
     (``key``: the caller's idempotency key; the same key again posts nothing and writes no second
     audit row), by the rules of ``settlement.adjustments`` (``dispute``: the ``Dispute`` or pk it
     settles, which a Dispute officer must name). Returns the ``Adjustment`` (POSTED, or PENDING a
-    second supervisor). Raises ``ReasonRequired``, ``InvalidAmount``, ``AdjustmentLimitExceeded``,
+    second supervisor). Raises ``InvalidInput`` (a ``key`` that is not 1 to ``KEY_LENGTH``
+    characters), ``ReasonRequired``, ``InvalidAmount``, ``AdjustmentLimitExceeded``,
     ``AdjustmentNeedsDispute``, ``InsufficientFunds``, ``IdempotencyConflict``."""
+    if not isinstance(key, str) or not 0 < len(key) <= KEY_LENGTH:
+        raise InvalidInput(f"key: an adjustment's key is 1 to {KEY_LENGTH} characters")
     reason = audit.require_reason(reason)
     wallet = wallet_for(player=player, currency=currency)
     value = parse_adjustment(amount, wallet.currency)

@@ -7,10 +7,7 @@ ledger's, the operators', and the game services' ``ServiceError``, each with its
 DRF's own (authentication, permission, parsing).
 """
 
-import json
 import logging
-import math
-import re
 from collections.abc import Mapping
 
 from django.conf import settings
@@ -29,12 +26,9 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from accounts.exceptions import PlatformError
 from tables.exceptions import InvalidInput
-from tables.validation import check_json, unknown_keys
+from tables.validation import strict_json, unknown_keys
 
 logger = logging.getLogger(__name__)
-
-#: A ``\uD800``-``\uDFFF`` escape in a JSON text: a UTF-16 surrogate, half of a pair or alone.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class RequestTooLarge(drf.APIException):
@@ -59,23 +53,11 @@ class JSONOnly:
         return super().perform_content_negotiation(request, force=True)
 
 
-def _finite_float(text):
-    """A JSON number with a fraction or exponent as a ``float``; ``ValueError`` when it overflows
-    to infinity (``1e400``), which no database column or ``jsonb`` takes."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"number {text[:30]} is out of range")
-    return value
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
 class SafeJSONParser(JSONParser):
-    """The parser of both APIs: strict JSON in UTF-8 that PostgreSQL can store, else a
-    ``ParseError`` (400 ``invalid_input``) — never a 500 or Django's HTML 400. Refused: ``NaN``
-    and ``Infinity``, a number that overflows to infinity (``1e400``), a string holding a lone
+    """The parser of the three APIs: strict JSON in UTF-8 that PostgreSQL can store
+    (``tables.validation.strict_json``), else a ``ParseError`` (400 ``invalid_input``) — never a
+    500 or Django's HTML 400. Refused: ``NaN`` and ``Infinity``, a number that overflows to
+    infinity (``1e400``), an integer of more than 4,300 digits, a string holding a lone
     UTF-16 surrogate (``"\\ud800"`` in JSON: it has no UTF-8 form), a NUL character in any string,
     a key or a value at any depth (``"\\u0000"``: PostgreSQL stores none; the detail names where,
     e.g. ``bets[0].player``), a body nested too deep for the decoder (``RecursionError``), an
@@ -85,37 +67,15 @@ class SafeJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            text = stream.read().decode(encoding)
-            data = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant,
-                              object_pairs_hook=_object_of_unique_keys)
-            if _SURROGATE_ESCAPE.search(text):  # pairs decode to one character; a lone one stays
-                json.dumps(data, ensure_ascii=False).encode("utf-8")
-            if "\\u0000" in text:  # JSON's only way to hold a NUL (a raw one is refused by json.loads)
-                check_json(data, name="")
-            return data
-        except RecursionError:
-            raise drf.ParseError("JSON parse error - nested too deeply") from None
+            return strict_json(stream.read().decode(encoding))
         except InvalidInput as e:
             raise drf.ParseError(str(e)) from None
         except RequestDataTooBig:
             raise RequestTooLarge() from None
         except LookupError:  # a charset that is a codec but not a text encoding (rot13, base64)
             raise drf.ParseError(f"JSON parse error - {encoding!r} is not a text encoding") from None
-        except UnicodeEncodeError:
-            raise drf.ParseError("JSON parse error - a string holds a lone UTF-16 surrogate (\\ud800-\\udfff) "
-                                 "with no UTF-8 form") from None
-        except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, out-of-range numbers
+        except ValueError as e:  # strict_json's refusals, UnicodeDecodeError
             raise drf.ParseError(f"JSON parse error - {e}") from None
-
-
-def _object_of_unique_keys(pairs):
-    """A JSON object's ``(key, value)`` pairs as a dict; ``ValueError`` when a key repeats."""
-    seen = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise ValueError(f"key {key[:64]!r} appears twice in one object")
-        seen.add(key)
-    return dict(pairs)
 
 
 def bearer_credential(request):

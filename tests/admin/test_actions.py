@@ -1,6 +1,7 @@
 """Operator actions: each role can do exactly its actions; each action moves money only through
 the services, is audited, and is idempotent on double submit."""
 
+import html
 import json
 from decimal import Decimal
 
@@ -106,6 +107,20 @@ def test_resettle_refuses_a_record_nested_too_deeply(client, settled_round, supe
     assert page.status_code == 200 and "nested too deeply" in page.content.decode()
 
 
+@pytest.mark.parametrize("record, sentence", [
+    ('{"round": ' + "9" * 5_000 + "}", "not JSON: an integer of 5000 digits is out of range"),
+    ('{"round": "a\\u0000b"}', "not a round record: round: must not contain NUL characters"),
+    ('{"round": NaN}', "not JSON: NaN is not valid JSON"),
+    ('{"round": "R", "round": "S"}', "appears twice in one object"),
+])
+def test_resettle_refuses_json_the_apis_refuse_with_a_form_error(client, settled_round, supervisor, record, sentence):
+    round_, _ = settled_round
+    page = _client(client, supervisor).post(reverse("admin:tables_round_resettle", args=[round_.pk]),
+                                            {"record": record, "reason": "r", "preview": "1"})
+    assert page.status_code == 200 and sentence in html.unescape(page.content.decode())
+    assert not RoundCorrection.objects.filter(round=round_).exists()
+
+
 def test_resolve_dispute_with_adjustment_is_idempotent(client, settled_round, officer):
     round_, bets = settled_round
     dispute = open_dispute(player=bets[1].player, bets=[bets[1]], reason="the dealer misread")
@@ -138,6 +153,9 @@ def test_adjustment_limit_by_role(client, settled_round, officer, supervisor):
     assert _wallet(bets[2].player).balance == Decimal("85.00")
     assert OperatorAction.objects.filter(action="manual_adjustment").count() == 1
     assert _client(client, supervisor).post(url, over).status_code == 302
+    assert _wallet(bets[2].player).balance == Decimal("145.00")
+    page = client.post(url, {**over, "key": "k" * 65})  # a key longer than the ledger's keys take: refused
+    assert page.status_code == 200 and "at most 64 characters" in page.content.decode()
     assert _wallet(bets[2].player).balance == Decimal("145.00")
     page = client.get(reverse("admin:accounts_account_change", args=[wallet.pk])).content.decode()
     assert "goodwill" in page and "operator:supervisor" in page

@@ -14,6 +14,7 @@ from settlement import disputes
 from settlement.adjustments import approve_adjustment
 from settlement.exceptions import AdjustmentLimitExceeded, AdjustmentNeedsDispute, ApprovalRefused
 from settlement.models import Adjustment, Dispute, OperatorAction
+from tables.exceptions import InvalidInput
 from tests.factories import make_operator, otp_login
 from tests.wagering.test_concurrency import run_at_once
 from wagering.models import Bet
@@ -209,3 +210,15 @@ def test_a_key_asked_for_again_with_another_amount_names_both_in_minor_units_and
     with pytest.raises(IdempotencyConflict) as refused:
         _adjust(player, None, "6.00", supervisor, "again")
     assert str(refused.value) == "this adjustment was asked for before with 4.00, not 6.00"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", ["", "k" * (disputes.KEY_LENGTH + 1), None])
+def test_an_adjustment_key_of_no_or_too_many_characters_is_refused_and_moves_nothing(key):
+    (player, dispute), = _disputes(1)
+    before = balance(player)
+    with pytest.raises(InvalidInput, match=f"key: an adjustment's key is 1 to {disputes.KEY_LENGTH} characters"):
+        _adjust(player, dispute, "5.00", make_operator(SUPERVISOR), key)
+    assert balance(player) == before and not Adjustment.objects.exists()
+    _adjust(player, dispute, "5.00", make_operator(SUPERVISOR, username="supervisor_2"), "k" * disputes.KEY_LENGTH)
+    assert balance(player) == before + Decimal("5.00")
