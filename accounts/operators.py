@@ -25,6 +25,7 @@ from .exceptions import (
     AccountKindInUse,
     BalanceLimit,
     CurrencyNotAllowed,
+    IdempotencyConflict,
     InvalidRequest,
     UnknownPlayer,
     UnknownSession,
@@ -376,7 +377,11 @@ def transfer(*, operator, transfer_id, player, currency, amount, direction):
                            f"{amount_string(TRANSFER_BALANCE_LIMIT, wallet.currency.minor_units)}, "
                            f"not to {amount_string(locked.balance + value, wallet.currency.minor_units)}")
     move = deposit if direction == Direction.IN else withdraw
-    txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")
+    try:
+        txn = move(wallet=wallet, amount=value, key=key, memo=f"{operator.code} transfer {transfer_id}")
+    except IdempotencyConflict:  # the ledger's sentence names its posting key: the operator's names its id
+        raise IdempotencyConflict(f"transfer_id {transfer_id!r} was already used for another transfer (another "
+                                  "player, currency, amount or direction): nothing was moved") from None
     entry = txn.entries.get(account=wallet)
     entry.account = wallet
     return txn, entry, created
