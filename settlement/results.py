@@ -7,6 +7,7 @@ import logging
 from django.db import transaction
 from kombu.exceptions import OperationalError as BrokerError
 
+from accounts.exceptions import IdempotencyConflict
 from tables.cards import check_record_cards
 from tables.locks import lock_round
 from tables.models import Round, RoundEvent, Shoe
@@ -33,18 +34,22 @@ def record_result(*, round_id, record, cut_card_out=False, actor="", actor_user=
     ``cut_card_out``: the cut card came out in this round, the last of its shoe (RULES 1).
     The same record again for a round already RESULTED, SETTLED or SETTLEMENT_FAILED returns the
     round unchanged (safe to retry; a round still RESULTED has its settlement queued again, which
-    is safe to run twice); another record is an ``IllegalTransition``.
+    is safe to run twice); another record is an ``IdempotencyConflict`` (its ``extra["state"]``:
+    the round's state), and a round in any other state but CLOSED an ``IllegalTransition``.
 
     Returns the ``Round``, with ``settle_queued``: True once its settle task was handed to the
     broker after commit, False when the broker could not be reached (the record is stored all the
     same: beat's re-drive queues the task ``SETTLEMENT_REDRIVE_AFTER_SECONDS`` after the record,
     once the broker is back), None when there was nothing to queue (already settled or failed) or
-    the caller's transaction has not committed yet. Raises ``NotFound``, ``IllegalTransition``,
-    ``InvalidRecord``, ``InvalidInput`` (a NUL character in the record) (nothing changes then)."""
+    the caller's transaction has not committed yet. Raises ``NotFound``, ``IdempotencyConflict``,
+    ``IllegalTransition``, ``InvalidRecord``, ``InvalidInput`` (a NUL character in the record)
+    (nothing changes then)."""
     round_ = lock_round(round_id)
     round_.settle_queued = None
-    if round_.state in (Round.State.RESULTED, Round.State.SETTLED, Round.State.SETTLEMENT_FAILED) \
-            and round_.record == record:
+    if round_.state in (Round.State.RESULTED, Round.State.SETTLED, Round.State.SETTLEMENT_FAILED):
+        if round_.record != record:
+            raise IdempotencyConflict(f"round {round_.title} already holds another record: a record is taken once "
+                                      "(a misread card is corrected by an operator's resettle)", state=round_.state)
         if round_.state == Round.State.RESULTED:  # a retry: its first settle task may never have been queued
             transaction.on_commit(lambda: _queue_settlement(round_))
         return round_  # the same record again (a retry): already taken, nothing changes

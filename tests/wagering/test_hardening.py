@@ -305,7 +305,8 @@ def test_result_same_record_again_is_200_another_is_409(eur, game_client):
         assert again.status_code == 200 and again.json()["id"] == round_id and again.json()["state"] == state
         other = copy.deepcopy(record)
         other["dealer"] = list(reversed(other["dealer"]))
-        json_error(game_client.post(url, {"record": other}, format="json"), 409, "illegal_transition")
+        conflict = json_error(game_client.post(url, {"record": other}, format="json"), 409, "idempotency_conflict")
+        assert conflict["state"] == state and "already holds another record" in conflict["detail"]
     assert RoundEvent.objects.filter(round_id=round_id).count() == events
     assert LedgerTransaction.objects.count() == ledger
     assert Round.objects.get(pk=round_id).record == record
