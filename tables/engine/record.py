@@ -15,6 +15,20 @@ from .money import parse_stake
 from .rules import VARIANTS, RuleSet, ruleset
 
 FORMAT = "round-record/1"
+#: The fields a record, a seat and a bet may hold (docs/round-record.md "Fields"); any other is invalid.
+RECORD_FIELDS = frozenset({"format", "variant", "round", "shoe_round", "currency", "dealer", "seats", "player_cards",
+                           "bets"})
+SEAT_FIELDS = frozenset({"cards", "actions"})
+BET_FIELDS = frozenset({"id", "player", "type", "seat", "stake", "actions", "insurance", "follow_double",
+                        "follow_split"})
+
+
+def _known_fields(value: dict, fields: frozenset, path: str) -> None:
+    """``InvalidRecord`` at ``<path>.<field>`` for the first field of ``value`` (by name) not in ``fields``."""
+    if not value.keys() <= fields:
+        unknown = min(str(key) for key in value.keys() - fields)
+        raise InvalidRecord(f"{path}.{unknown}" if path else unknown,
+                            f"unknown field (the known ones: {', '.join(sorted(fields))})")
 
 
 class InvalidRecord(ValueError):
@@ -130,6 +144,7 @@ def parse_record(record: object, rules: RuleSet | None = None, minor_units: int 
         raise InvalidRecord("record", "must be a JSON object")
     if record.get("format") != FORMAT:
         raise InvalidRecord("format", f"unknown format {record.get('format')!r} (expected {FORMAT!r})")
+    _known_fields(record, RECORD_FIELDS, "")
     variant = record.get("variant")
     if variant not in VARIANTS:
         raise InvalidRecord("variant", f"unknown variant {variant!r}")
@@ -174,6 +189,7 @@ def parse_record(record: object, rules: RuleSet | None = None, minor_units: int 
                 raise InvalidRecord(path, f"not a seat number 1-{rules.seats}")
             if not isinstance(s, dict):
                 raise InvalidRecord(path, "must be an object with cards and actions")
+            _known_fields(s, SEAT_FIELDS, path)
             cards = _cards(s.get("cards"), f"{path}.cards")
             if len(cards) < 2:
                 raise InvalidRecord(f"{path}.cards", f"too few cards: a seat needs at least 2, has {len(cards)}")
@@ -254,6 +270,7 @@ def _parse_bets(raw, rules: RuleSet, shoe_round: int, dealer: tuple, seats: dict
                     append(bet_class(i, bid, player, t, stake, None, ins is True, False, False, known))
                     continue
         path = f"bets[{i}]"
+        _known_fields(b, BET_FIELDS, path)
         ok = offered.get(t) if isinstance(t, str) else None
         if not ok:
             if ok is None:

@@ -113,6 +113,10 @@ CASES = [
     ("actions-on-seated-bet", lambda r: _set(r, ["bets", 0, "actions"], []), "bets[0].actions", ""),
     ("bool-not-bool", lambda r: _set(r, ["bets", 1, "follow_split"], "yes"), "bets[1].follow_split", ""),
     ("record-not-object", lambda r: r.clear() or r.update({"format": None}), "format", ""),
+    ("unknown-top-level-field", lambda r: _set(r, "table", "T-1"), "table", "unknown field"),
+    ("unknown-seat-field", lambda r: _set(r, ["seats", "4", "action"], ["stand"]), "seats.4.action", "unknown field"),
+    ("misspelt-follow-flag", lambda r: _set(r, ["bets", 1, "follow_dobule"], True), "bets[1].follow_dobule",
+     "unknown field"),
 ]
 
 BL_CASES = [
@@ -131,6 +135,14 @@ BL_CASES = [
     ("boundless-insurance-no-ace", lambda r: _set(r, ["bets", 0, "insurance"], True),
      "bets[0].insurance", "not an ace"),
     ("boundless-dealer-too-few", lambda r: _set(r, "dealer", ["TC", "5S"]), "dealer", "too few"),
+    # a main bet of five or six keys takes the many-players path: an unknown one among them too
+    ("boundless-main-unknown-field", lambda r: (_set(r, ["bets", 0, "actions"], _DEL), _set(r, ["bets", 0, "action"],
+                                                                                            ["stand"])),
+     "bets[0].action", "unknown field"),
+    ("boundless-main-insured-unknown-field", lambda r: (_set(r, ["bets", 0, "insurance"], False),
+                                                        _set(r, ["bets", 0, "actions"], _DEL),
+                                                        _set(r, ["bets", 0, "note"], "x")), "bets[0].note",
+     "unknown field"),
 ]
 
 
