@@ -15,7 +15,13 @@ from drf_spectacular.utils import OpenApiParameter
 from rest_framework import exceptions as drf
 from rest_framework.generics import GenericAPIView
 
-from delivery.api.common import JSONOnly, SafeJSONParser, refuse_nul_query_params, refuse_repeated_query_params
+from delivery.api.common import (
+    JSONOnly,
+    SafeJSONParser,
+    refuse_nul_query_params,
+    refuse_repeated_query_params,
+    refuse_unknown_query_params,
+)
 from delivery.api.common import exception_handler as common_exception_handler
 from delivery.api.player.pagination import MAX_ID
 
@@ -34,9 +40,10 @@ def exception_handler(exc, context):
 
 
 class StrictAPIView(JSONOnly, GenericAPIView):
-    """Base of the player and operator views: JSON only (``?format=`` ignored, OPTIONS 405), the
-    strict parser, and strict query strings: only the filter's and the paginator's parameters, each
-    once, none empty, no NUL byte (400 otherwise)."""
+    """Base of the player and operator views: JSON only (whatever ``Accept`` asks for; OPTIONS
+    405), the strict parser, and strict query strings: only the filter's and the paginator's
+    parameters, each once, none empty, no NUL byte (400 otherwise: ``?format=`` is one more unknown
+    parameter)."""
 
     parser_classes = [SafeJSONParser]
     metadata_class = None  # OPTIONS: 405
@@ -58,9 +65,7 @@ class StrictAPIView(JSONOnly, GenericAPIView):
         allowed = set(getattr(getattr(self, "filterset_class", None), "base_filters", ()))
         if self.pagination_class:
             allowed.update(self.paginator.query_params)
-        unknown = sorted(set(request.query_params) - allowed)
-        if unknown:
-            raise drf.ValidationError(f"unknown query parameter(s): {', '.join(unknown)[:200]}")
+        refuse_unknown_query_params(request, allowed)
         refuse_repeated_query_params(request)
         refuse_nul_query_params(request)
         values = [(key, value) for key, values in request.query_params.lists() for value in values]

@@ -134,6 +134,14 @@ def exception_handler(exc, context):
     return response
 
 
+def refuse_unknown_query_params(request, allowed):
+    """``ValidationError`` (400 ``invalid_input``) when ``request`` (DRF's) holds a query parameter
+    not in ``allowed`` (names): none is ignored silently, a misspelt filter least of all."""
+    unknown = sorted(set(request.query_params) - set(allowed))
+    if unknown:
+        raise drf.ValidationError(f"unknown query parameter(s): {', '.join(unknown)[:200]}")
+
+
 def refuse_repeated_query_params(request):
     """``ValidationError`` (400 ``invalid_input``) when a query parameter of ``request`` (DRF's)
     is given more than once: none takes the last value silently."""

@@ -15,6 +15,7 @@ from delivery.api.common import (
     bearer_credential,
     refuse_nul_query_params,
     refuse_repeated_query_params,
+    refuse_unknown_query_params,
 )
 from delivery.api.throttles import KeyThrottle
 from tables.models import StudioAPIKey
@@ -76,8 +77,11 @@ class GameAPIView(JSONOnly, APIView):
     per service account (scope ``game_server``, ``GAME_SERVER_API_RATE``), JSON only, the strict
     parser and the error format of ``delivery.api.common``. ``studio`` is the caller's studio, ``actor()``
     the services' actor arguments; ``own_round(pk)`` refuses another studio's round as unknown.
-    A query parameter given more than once or holding a NUL character is refused (400
-    ``invalid_input``)."""
+    A query parameter not among the view's ``query_parameters``, given more than once or holding a
+    NUL character is refused (400 ``invalid_input``)."""
+
+    #: The query parameters the view reads (``?format=`` is none of them: answers are JSON only).
+    query_parameters = frozenset()
 
     authentication_classes = [StudioKeyAuthentication]
     permission_classes = [IsGameServer]
@@ -90,6 +94,7 @@ class GameAPIView(JSONOnly, APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        refuse_unknown_query_params(request, self.query_parameters)
         refuse_repeated_query_params(request)
         refuse_nul_query_params(request)
 

@@ -116,6 +116,8 @@ class TablesView(GameAPIView):
 
 
 class OpenRoundView(GameAPIView):
+    query_parameters = frozenset({"external_id"})
+
     @extend_schema(parameters=[OpenApiParameter("external_id", str, required=True,
                                                 description="The game server's round id.")],
                    responses={200: s.RoundSerializer, **ERRORS}, summary="Find a round of the table by its external id")

@@ -6,8 +6,9 @@ another operator's player, session, bet or round answers 404, exactly like one t
 Errors are ``{"code": ..., "detail": ...}`` (``delivery.api.base``): 400 ``invalid_input`` (a body
 field missing, unknown, repeated or of the wrong JSON type, unknown or repeated query parameters,
 NUL bytes, a bad cursor), ``invalid_amount``, ``currency_not_allowed``; 401 ``not_authenticated`` /
-``authentication_failed``; 404 ``not_found``; 409 ``insufficient_funds``, ``idempotency_conflict``,
-``wrong_wallet_mode``, ``wallet_kept``, ``account_kind_in_use``; 429 ``throttled``. Nothing is
+``authentication_failed``; 404 ``not_found``; 409 ``insufficient_funds``, ``balance_limit``,
+``idempotency_conflict``, ``wrong_wallet_mode``, ``wallet_kept``, ``account_kind_in_use``; 429
+``throttled``. Nothing is
 written when one is answered, except the call's audit row.
 """
 
