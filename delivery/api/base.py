@@ -65,9 +65,9 @@ class StrictAPIView(JSONOnly, GenericAPIView):
         allowed = set(getattr(getattr(self, "filterset_class", None), "base_filters", ()))
         if self.pagination_class:
             allowed.update(self.paginator.query_params)
+        refuse_nul_query_params(request)  # first: no other refusal echoes a NUL
         refuse_unknown_query_params(request, allowed)
         refuse_repeated_query_params(request)
-        refuse_nul_query_params(request)
         values = [(key, value) for key, values in request.query_params.lists() for value in values]
         empty = sorted({key for key, value in values if not value})
         if empty:

@@ -103,6 +103,7 @@ def test_malformed_queries_answer_400(api, premium_round, query):
     response = api.get(f"/api/v1/bets/?{query}")
     assert response.status_code == 400, (query, response.content)
     assert response.json()["code"] == "invalid_input" and response.json()["detail"]
+    assert "\x00" not in response.json()["detail"]  # a NUL is refused as one, never echoed in a sentence
 
 
 def test_ledger_rejects_unknown_parameters(api):

@@ -94,9 +94,9 @@ class GameAPIView(JSONOnly, APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        refuse_nul_query_params(request)  # first: no other refusal echoes a NUL
         refuse_unknown_query_params(request, self.query_parameters)
         refuse_repeated_query_params(request)
-        refuse_nul_query_params(request)
 
     @property
     def studio(self):
