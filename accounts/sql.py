@@ -14,6 +14,7 @@ import psycopg
 from django.db import connection
 from django.db.models import signals
 from django.db.models.base import ModelState
+from psycopg.types.datetime import TimestamptzLoader
 
 #: psycopg prepares a statement after this many executions when its connection's threshold is set;
 #: Django leaves it unset (nothing is prepared). ``execute_binary`` sets it to this on a connection
@@ -35,13 +36,18 @@ def execute_binary(sql, params, *, prepare=False, planner=None):
     with a few rows; never for bulk arrays, whose generic plan would be a guess.
 
     ``planner`` (inside a transaction): settings for this statement only (``{"jit": "off"}``), each
-    restored after it, for a bulk statement the planner misjudges (see ``BY_KEY``)."""
+    restored after it, for a bulk statement the planner misjudges (see ``BY_KEY``).
+
+    A ``timestamptz`` comes back as an aware ``datetime`` in the connection's time zone (UTC, as
+    Django sets it), parsed by psycopg's own loader (compiled, with psycopg-binary) rather than the
+    one Django registers on its connections (pure Python): a page of bets holds dozens."""
     connection.ensure_connection()
     raw = connection.connection
     if prepare and raw.prepare_threshold is None:
         raw.prepare_threshold = ONLY_WHEN_ASKED
     start = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
+        cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
         if planner:
             restore = _set_config(cursor, planner)
         cursor.execute(sql, params, prepare=prepare)

@@ -3,6 +3,7 @@ settings that hold for one statement only; model instances of rows (``instances`
 many players read through them (``accounts.selectors.player_wallets``) and locked
 (``accounts.locks.lock_wallets``)."""
 
+from datetime import UTC
 from decimal import Decimal
 
 import pytest
@@ -39,6 +40,17 @@ def test_number_arrays_round_trip_exactly_and_refuse_what_is_not_a_number():
     assert execute_binary("SELECT %s::bigint[]", [number_array([2**62, -1, 0])]) == [([2**62, -1, 0],)]
     with pytest.raises(DataError), transaction.atomic():
         execute_binary("SELECT %s::bigint[]", [number_array([1, "2}, {3"])])
+
+
+@pytest.mark.postgresql
+def test_timestamps_come_back_aware_in_utc_as_the_orm_reads_them():
+    player = PlayerFactory()
+    ((joined, none, moment),) = execute_binary(
+        "SELECT date_joined, NULL::timestamptz, '2026-03-29 01:30:00.123456+02'::timestamptz FROM auth_user "
+        "WHERE id = %b", [player.user_id])
+    assert joined == type(player.user).objects.get(pk=player.user_id).date_joined and none is None
+    assert moment.isoformat() == "2026-03-28T23:30:00.123456+00:00"
+    assert joined.tzinfo is moment.tzinfo is UTC
 
 
 @pytest.mark.postgresql
