@@ -124,13 +124,17 @@ def database_backends():
 
 
 def start_server(workers, threads, chdir):
-    """gunicorn serving ``config.wsgi`` from ``chdir`` on 127.0.0.1:PORT, the throttle out of the way."""
+    """gunicorn serving ``config.wsgi`` from ``chdir`` on 127.0.0.1:PORT, the throttle out of the way;
+    with ``threads`` above 1 the project's gthread worker (``config.web.gunicorn.ThreadWorker``), as
+    README's "Web processes in production" starts it (without ``-k``, gunicorn swaps the sync worker
+    ``gunicorn.conf.py`` names for its own gthread worker, whose refusals are HTML pages)."""
     url = os.environ["DATABASE_URL"]
     env = {**os.environ, "ALLOWED_HOSTS": "127.0.0.1", "PLAYER_API_RATE": "100000000/min",
            "DATABASE_URL": f"{url}{'&' if '?' in url else '?'}application_name={APPLICATION_NAME}"}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi", "--chdir", chdir,
                                "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{PORT}",
-                               "--log-level", "warning"], env=env)
+                               "--log-level", "warning",
+                               *(["-k", "config.web.gunicorn.ThreadWorker"] if threads > 1 else [])], env=env)
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{PORT}/api/v1/me", timeout=1)
@@ -191,7 +195,8 @@ def arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4: 2 per core)")
     parser.add_argument("--threads", type=int, default=1,
-                        help="threads per worker (default 1: gunicorn's sync worker; threads share the GIL)")
+                        help="threads per worker (default 1: gunicorn's sync worker; above 1 its gthread worker, "
+                             "whose threads share the GIL and keep connections alive)")
     parser.add_argument("--seconds", type=int, default=sized(10, 1), help="duration of each scenario (default 10)")
     parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
     parser.add_argument("--only", help="run only the scenarios whose name contains this")
