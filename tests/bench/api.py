@@ -195,7 +195,7 @@ def arguments():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (default 4: 2 per core)")
     parser.add_argument("--threads", type=int, default=1,
-                        help="threads per worker (default 1: gunicorn's sync worker; above 1 its gthread worker, "
+                        help="threads per worker (default 1: the sync worker; above 1 the project's gthread worker, "
                              "whose threads share the GIL and keep connections alive)")
     parser.add_argument("--seconds", type=int, default=sized(10, 1), help="duration of each scenario (default 10)")
     parser.add_argument("--chdir", default=os.getcwd(), help="the checkout gunicorn serves (default: this one)")
